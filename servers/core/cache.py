@@ -1,0 +1,88 @@
+"""Result cache keyed by tool version, options and the content of every input file."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from .workspace import Workspace, atomic_write
+
+NO_CACHE_ENV = "SILICON_AGENT_NO_CACHE"
+M = TypeVar("M", bound=BaseModel)
+_MAX_DIR_FILES = 2000
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def tree_digest(path: Path) -> str:
+    """Digest of a directory's files (names and contents), bounded in size."""
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file())[:_MAX_DIR_FILES]
+    for item in files:
+        digest.update(item.relative_to(path).as_posix().encode())
+        digest.update(file_digest(item).encode())
+    return digest.hexdigest()
+
+
+class ResultCache:
+    def __init__(self, workspace: Workspace, namespace: str):
+        self.workspace = workspace
+        self.namespace = namespace
+        self.enabled = os.environ.get(NO_CACHE_ENV, "") in ("", "0")
+
+    def key(
+        self,
+        *,
+        tool_version: str | None,
+        operation: str,
+        options: Mapping[str, Any],
+        files: Iterable[Path],
+    ) -> str:
+        content = {
+            str(self.workspace.relative(p)): tree_digest(p) if p.is_dir() else file_digest(p)
+            for p in files
+        }
+        blob = json.dumps(
+            {
+                "ns": self.namespace,
+                "version": tool_version,
+                "op": operation,
+                "options": options,
+                "files": content,
+            },
+            sort_keys=True,
+            default=str,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.workspace.state_dir / "cache" / self.namespace / key[:2] / f"{key}.json"
+
+    def get(self, key: str, model: type[M]) -> M | None:
+        if not self.enabled:
+            return None
+        path = self._path(key)
+        try:
+            result = model.model_validate_json(path.read_bytes())
+        except (OSError, ValueError):
+            return None
+        artifacts = getattr(result, "artifacts", {}) or {}
+        if any(not (self.workspace.root / rel).exists() for rel in artifacts.values()):
+            return None
+        return result
+
+    def put(self, key: str, result: BaseModel) -> None:
+        if self.enabled:
+            atomic_write(self._path(key), result.model_dump_json())

@@ -1,0 +1,103 @@
+"""What every MCP server shares: construction, job tools, progress bridging, the CLI entry."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+from .jobs import JobInfo, JobManager
+from .progress import Progress, no_progress
+from .workspace import WORKSPACE_ENV, Workspace
+
+MAX_RESULT_WAIT_S = 50.0
+
+
+def mcp_progress(ctx: Context | None) -> Progress:
+    """Forward progress to the client as MCP notifications when it asked for them."""
+    if ctx is None:
+        return no_progress
+    step = {"n": 0}
+
+    async def report(fraction: float | None, message: str) -> None:
+        step["n"] += 1
+        # A client that sent no progress token simply gets nothing.
+        try:
+            if fraction is None:
+                await ctx.report_progress(step["n"], None, message)
+            else:
+                await ctx.report_progress(round(fraction * 100, 1), 100, message)
+        except Exception:
+            logging.getLogger(__name__).debug("progress notification dropped", exc_info=True)
+
+    return report
+
+
+def add_job_tools(server: MCPServer, jobs: JobManager) -> None:
+    """job_start / job_status / job_result / job_cancel over the server's long operations."""
+
+    @server.tool(name="job_start")
+    async def job_start(operation: str, arguments: dict[str, Any] | None = None) -> JobInfo:
+        """Start a long operation of this server in the background; poll it with job_status.
+
+        `operation` is a tool name of this server (see the job_start description in the
+        server instructions); `arguments` are that tool's arguments.
+        """
+        try:
+            return jobs.start(operation, dict(arguments or {}))
+        except KeyError as exc:
+            raise ToolError(str(exc.args[0])) from exc
+
+    @server.tool(name="job_status")
+    async def job_status(job_id: str) -> JobInfo:
+        """State and progress of a job (no result payload)."""
+        try:
+            return jobs.status(job_id)
+        except KeyError as exc:
+            raise ToolError(str(exc.args[0])) from exc
+
+    @server.tool(name="job_result")
+    async def job_result(job_id: str, wait_s: float = 0.0) -> JobInfo:
+        """The job with its result once done; waits up to wait_s seconds (at most 50)."""
+        try:
+            return await jobs.result(job_id, max(0.0, min(wait_s, MAX_RESULT_WAIT_S)))
+        except KeyError as exc:
+            raise ToolError(str(exc.args[0])) from exc
+
+    @server.tool(name="job_cancel")
+    async def job_cancel(job_id: str) -> JobInfo:
+        """Cancel a job; its tool processes are killed as a whole group."""
+        try:
+            return await jobs.cancel(job_id)
+        except KeyError as exc:
+            raise ToolError(str(exc.args[0])) from exc
+
+
+def serve(
+    build: Callable[[Workspace], MCPServer],
+    prog: str,
+    argv: Sequence[str] | None = None,
+) -> None:
+    """The console-script entry of a server: `PROG [--workspace DIR] [--transport ...]`."""
+    parser = argparse.ArgumentParser(prog=prog, description=f"{prog} MCP server")
+    parser.add_argument(
+        "--workspace",
+        help=f"workspace root (default: ${WORKSPACE_ENV} or the working directory)",
+    )
+    parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8765)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=os.environ.get("SILICON_AGENT_LOG", "WARNING"), stream=sys.stderr)
+    workspace = Workspace.open(args.workspace)
+    server = build(workspace)
+    if args.transport == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=args.host, port=args.port)

@@ -1,0 +1,441 @@
+"""The compile -> simulate -> judge flow both simulators share; each supplies its commands."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..cache import ResultCache
+from ..models import Category, Diagnostic, Severity, Status, ToolResult
+from ..progress import Progress, no_progress
+from ..runner import Limits, ProcessOutcome, run_process
+from ..sandbox import hand_over
+from ..toolchain import Tool
+from ..workspace import STATE_DIR, InvalidInput, Workspace, atomic_write
+from . import inputs
+from .enrich import add_snippets, merge
+from .slang_check import SlangReport, analyze
+from .verdict import VERDICT_LINES, judge
+
+WAVE_DUMP_MODULE = "sa_wave_dump"
+WAVE_PLUSARG = "sa_waves"
+_STRING_LITERAL = re.compile(r'"([^"\n]{1,400})"')
+LOG_TAIL_LINES = 40
+
+
+@dataclass
+class Build:
+    """A compiled simulation: what ran, what it said, where the result lives."""
+
+    result: ToolResult
+    executable: Path | None
+    key: str
+
+
+@dataclass
+class Sources:
+    files: list[Path]
+    design: list[Path]
+    defines: dict[str, str]
+    include_dirs: list[Path]
+    top: str | None
+
+
+def invalid_result(tool: Tool, exc: InvalidInput) -> ToolResult:
+    return ToolResult(
+        status=Status.INVALID_INPUT,
+        summary=str(exc),
+        diagnostics=[
+            Diagnostic(
+                severity=Severity.ERROR,
+                category=Category.INVALID_INPUT,
+                code=exc.argument,
+                message=str(exc),
+                hint=exc.hint or "Correct the argument named in the message and call again.",
+                source="silicon-agent",
+            )
+        ],
+        tool=tool.name,
+        tool_version=tool.version,
+    )
+
+
+def missing_tool_result(tool: Tool, message: str) -> ToolResult:
+    return ToolResult(
+        status=Status.TOOL_ERROR,
+        summary=message,
+        diagnostics=[
+            Diagnostic(
+                severity=Severity.ERROR,
+                category=Category.TOOL_CRASH,
+                message=message,
+                hint="Install the tool (make setup does it) and call again.",
+                source="silicon-agent",
+            )
+        ],
+        tool=tool.name,
+    )
+
+
+def tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
+    return "\n".join(text.splitlines()[-lines:])
+
+
+class SimulatorFlow(ABC):
+    """Template of compile/simulate/run_testbench; subclasses give the tool commands."""
+
+    name: str
+
+    def __init__(self, workspace: Workspace):
+        self.workspace = workspace
+        self.cache = ResultCache(workspace, self.name)
+
+    # -- what a simulator supplies -------------------------------------------------------
+    @property
+    @abstractmethod
+    def tool(self) -> Tool: ...
+
+    @abstractmethod
+    def compile_argv(self, src: Sources, out_dir: Path, waves: str) -> tuple[list[str], Path]:
+        """The build command and the executable it leaves in out_dir."""
+
+    @abstractmethod
+    def parse_compile(self, text: str) -> list[Diagnostic]: ...
+
+    @abstractmethod
+    def run_argv(
+        self, executable: Path, plusargs: list[str], waves: str, wave_path: Path
+    ) -> list[str]: ...
+
+    compile_env: Mapping[str, str] = {}
+    compile_timeout_s: float = 300.0
+
+    # -- shared steps -------------------------------------------------------------------
+    def check_sources(
+        self,
+        sources: Sequence[str],
+        defines: Mapping[str, str] | None,
+        include_dirs: Sequence[str] | None,
+        top: str | None,
+    ) -> Sources:
+        return Sources(
+            files=inputs.source_files(self.workspace, sources, "sources"),
+            design=[],
+            defines=inputs.defines(defines),
+            include_dirs=inputs.include_dirs(self.workspace, include_dirs),
+            top=inputs.top_module(top),
+        )
+
+    def wave_dump_file(self, out_dir: Path, top: str | None) -> Path:
+        """A module that dumps every signal when +sa_waves=<path> is given."""
+        body = (
+            f"module {WAVE_DUMP_MODULE};\n"
+            "  initial begin : sa_dump\n"
+            "    string sa_path;\n"
+            f'    if ($value$plusargs("{WAVE_PLUSARG}=%s", sa_path)) begin\n'
+            "      $dumpfile(sa_path);\n"
+            "      $dumpvars;\n"
+            "    end\n"
+            "  end\n"
+            "endmodule\n"
+        )
+        if top is not None and self.binds_wave_dump:
+            body += f"bind {top} {WAVE_DUMP_MODULE} sa_wave_dump_i();\n"
+        path = out_dir / "sa_wave_dump.sv"
+        atomic_write(path, body)
+        return path
+
+    binds_wave_dump: bool = False
+
+    async def build(
+        self,
+        src: Sources,
+        waves: str,
+        progress: Progress,
+        extra_key: Mapping[str, object] | None = None,
+    ) -> Build:
+        """Compile (or take the cached build) with slang's diagnostics merged in."""
+        started = time.monotonic()
+        options = {
+            "defines": src.defines,
+            "top": src.top,
+            "waves": waves,
+            "design": [self.workspace.relative(p) for p in src.design],
+            **(extra_key or {}),
+        }
+        key = self.cache.key(
+            tool_version=self.tool.version,
+            operation="build",
+            options=options,
+            files=[*src.files, *src.include_dirs],
+        )
+        cached = self.cache.get(key, ToolResult)
+        out_dir = self.workspace.state_dir / "build" / self.name / key[:24]
+        if cached is not None:
+            executable = (
+                self.workspace.root / cached.artifacts["executable"]
+                if ("executable" in cached.artifacts)
+                else None
+            )
+            cached.cache_hit = True
+            cached.duration_s = time.monotonic() - started
+            return Build(cached, executable, key)
+        await progress(0.05, f"{self.name}: checking sources with slang")
+        report: SlangReport = await asyncio.to_thread(
+            analyze,
+            self.workspace,
+            src.files,
+            design=src.design,
+            defines=src.defines,
+            include_dirs=src.include_dirs,
+            top=src.top,
+        )
+        if src.top is None and self.binds_wave_dump and waves != "none":
+            tops = [t for t in report.tops if t != WAVE_DUMP_MODULE]
+            src.top = tops[0] if len(tops) == 1 else None
+        if report.forbidden:
+            result = ToolResult(
+                status=Status.COMPILE_FAIL,
+                summary=f"{len(report.forbidden)} forbidden constructs in design sources",
+                diagnostics=add_snippets(self.workspace, report.forbidden),
+                tool=self.name,
+                tool_version=self.tool.version,
+                duration_s=time.monotonic() - started,
+            )
+            return Build(result, None, key)
+        if out_dir.exists():
+            import shutil
+
+            shutil.rmtree(out_dir, ignore_errors=True)
+        out_dir.mkdir(parents=True)
+        hand_over(out_dir)
+        argv, executable = self.compile_argv(src, out_dir, waves)
+        await progress(0.15, f"{self.name}: compiling {len(src.files)} files")
+        outcome = await run_process(
+            argv,
+            cwd=self.workspace.root,
+            scratch=out_dir,
+            readable=[self.workspace.root],
+            timeout_s=self.compile_timeout_s,
+            env=self.compile_env,
+            limits=Limits(cpu_s=int(self.compile_timeout_s) + 10),
+        )
+        text = outcome.stdout + "\n" + outcome.stderr
+        atomic_write(out_dir / "compile.log", text)
+        failed = outcome.exit_code != 0 or outcome.timed_out or not executable.exists()
+        own = self.parse_compile(text)
+        diagnostics = add_snippets(self.workspace, merge(own, report.diagnostics, failed))
+        crashed = (
+            any(d.category == Category.TOOL_CRASH for d in own)
+            or (outcome.signal is not None)
+            or outcome.exit_code == 134
+        )
+        if outcome.timed_out:
+            status, summary = Status.TIMEOUT, f"{self.name} compile timed out"
+        elif failed and crashed:
+            status = Status.TOOL_ERROR
+            summary = (
+                f"{self.name} crashed while compiling (exit {outcome.exit_code}); "
+                "not a design error"
+            )
+            diagnostics = [d for d in diagnostics if d.category == Category.TOOL_CRASH] + [
+                d for d in diagnostics if d.category != Category.TOOL_CRASH
+            ]
+            if not any(d.category == Category.TOOL_CRASH for d in diagnostics):
+                diagnostics.insert(
+                    0,
+                    Diagnostic(
+                        severity=Severity.ERROR,
+                        category=Category.TOOL_CRASH,
+                        message=f"{self.name} ended with exit {outcome.exit_code}",
+                        hint="The tool crashed; try the other simulator.",
+                        source=self.name,
+                    ),
+                )
+        elif failed:
+            errors = [d for d in diagnostics if d.severity == Severity.ERROR]
+            status = Status.COMPILE_FAIL
+            summary = f"{len(errors)} errors" + (
+                f"; first: {errors[0].file}:{errors[0].line}: {errors[0].message}" if errors else ""
+            )
+            if not errors:
+                diagnostics.append(
+                    Diagnostic(
+                        severity=Severity.ERROR,
+                        category=Category.OTHER,
+                        message=tail(text, 5)
+                        or f"{self.name} failed with exit {outcome.exit_code}",
+                        hint="Read the compile log artifact.",
+                        source=self.name,
+                    )
+                )
+        else:
+            warnings = sum(1 for d in diagnostics if d.severity == Severity.WARNING)
+            status, summary = Status.PASS, f"compiled; {warnings} warnings"
+        artifacts = {"compile_log": self.workspace.relative(out_dir / "compile.log")}
+        if status == Status.PASS:
+            artifacts["executable"] = self.workspace.relative(executable)
+        result = ToolResult(
+            status=status,
+            summary=summary,
+            diagnostics=diagnostics,
+            exit_code=outcome.exit_code,
+            timed_out=outcome.timed_out,
+            truncated=outcome.truncated,
+            duration_s=time.monotonic() - started,
+            tool=self.name,
+            tool_version=self.tool.version,
+            sandbox=outcome.sandbox,
+            artifacts=artifacts,
+            output_tail=tail(text) if status != Status.PASS else None,
+        )
+        if status in (Status.PASS, Status.COMPILE_FAIL):
+            self.cache.put(key, result)
+        return Build(result, executable if status == Status.PASS else None, key)
+
+    def sim_dir(self, label: str) -> Path:
+        """A scratch cwd where workspace entries appear as links, so a testbench's relative
+        $readmemh paths work while writes stay in the scratch."""
+        scratch = self.workspace.new_scratch(label)
+        for entry in self.workspace.root.iterdir():
+            if entry.name == STATE_DIR:
+                continue
+            link = scratch / entry.name
+            if not link.exists():
+                link.symlink_to(entry)
+        return scratch
+
+    def runtime_inputs(self, sources: Sequence[Path], plusargs: Sequence[str]) -> list[Path]:
+        """Files a simulation may read besides its sources ($readmemh targets, plusarg paths),
+        so a changed vector file is never answered from the cache."""
+        found: list[Path] = []
+        candidates: list[str] = []
+        for path in sources:
+            candidates += _STRING_LITERAL.findall(path.read_text(errors="replace"))
+        candidates += [arg.split("=", 1)[1] for arg in plusargs if "=" in arg]
+        for text in candidates:
+            try:
+                resolved = self.workspace.resolve(text, must_exist=True, kind="any")
+            except InvalidInput:
+                continue
+            if resolved != self.workspace.root and STATE_DIR not in resolved.parts:
+                found.append(resolved)
+        return sorted(set(found))
+
+    async def execute(
+        self,
+        executable: Path,
+        plusargs: list[str],
+        timeout_s: float,
+        waves: str,
+        progress: Progress,
+    ) -> ToolResult:
+        """Run a built simulation and judge it."""
+        started = time.monotonic()
+        scratch = self.sim_dir(self.name)
+        hand_over(scratch)
+        wave_path = scratch / f"waves.{waves}"
+        argv = self.run_argv(executable, plusargs, waves, wave_path)
+        await progress(0.5, f"{self.name}: simulating (limit {timeout_s:.0f} s)")
+        outcome: ProcessOutcome = await run_process(
+            argv,
+            cwd=scratch,
+            scratch=scratch,
+            readable=[self.workspace.root],
+            timeout_s=timeout_s,
+            env=self.compile_env,
+            limits=Limits(cpu_s=int(timeout_s) + 10),
+            keep=VERDICT_LINES,
+        )
+        log = scratch / "sim.log"
+        atomic_write(log, outcome.stdout + ("\n" + outcome.stderr if outcome.stderr else ""))
+        verdict = judge(self.workspace, outcome, outcome.kept_lines, self.name)
+        artifacts = {"log": self.workspace.relative(log)}
+        if waves != "none" and wave_path.exists():
+            artifacts["waves"] = self.workspace.relative(wave_path)
+        await progress(0.95, f"{self.name}: {verdict.status}")
+        return ToolResult(
+            status=verdict.status,
+            summary=verdict.summary,
+            diagnostics=add_snippets(self.workspace, verdict.diagnostics),
+            first_mismatch=verdict.first_mismatch,
+            mismatch_count=verdict.mismatch_count,
+            samples=verdict.samples,
+            exit_code=outcome.exit_code,
+            timed_out=outcome.timed_out,
+            truncated=outcome.truncated,
+            duration_s=time.monotonic() - started,
+            tool=self.name,
+            tool_version=self.tool.version,
+            sandbox=outcome.sandbox,
+            artifacts=artifacts,
+            output_tail=tail(outcome.stdout) if verdict.status != Status.PASS else None,
+        )
+
+    async def run_testbench(
+        self,
+        design: Sequence[str],
+        testbench: Sequence[str],
+        top: str | None = None,
+        defines: Mapping[str, str] | None = None,
+        include_dirs: Sequence[str] | None = None,
+        plusargs: Sequence[str] | None = None,
+        timeout_s: float = 60.0,
+        waves: str = "none",
+        progress: Progress = no_progress,
+    ) -> ToolResult:
+        """Compile design + testbench, simulate, and judge; design files are checked for
+        anything that could forge the verdict."""
+        started = time.monotonic()
+        if not self.tool.available:
+            from ..toolchain import missing_tool_message
+
+            return missing_tool_result(self.tool, missing_tool_message(self.tool))
+        try:
+            design_files = inputs.source_files(self.workspace, design, "design")
+            bench_files = inputs.source_files(self.workspace, testbench, "testbench")
+            src = Sources(
+                files=[*design_files, *bench_files],
+                design=design_files,
+                defines=inputs.defines(defines),
+                include_dirs=inputs.include_dirs(self.workspace, include_dirs),
+                top=inputs.top_module(top),
+            )
+            args = inputs.plusargs(plusargs)
+            limit = inputs.timeout(timeout_s)
+            wave_format = inputs.waves(waves)
+        except InvalidInput as exc:
+            return invalid_result(self.tool, exc)
+        run_key = self.cache.key(
+            tool_version=self.tool.version,
+            operation="run_testbench",
+            options={
+                "defines": src.defines,
+                "top": src.top,
+                "plusargs": args,
+                "waves": wave_format,
+                "design": [self.workspace.relative(p) for p in src.design],
+            },
+            files=[*src.files, *src.include_dirs, *self.runtime_inputs(src.files, args)],
+        )
+        cached = self.cache.get(run_key, ToolResult)
+        if cached is not None:
+            cached.cache_hit = True
+            cached.duration_s = time.monotonic() - started
+            return cached
+        built = await self.build(src, wave_format, progress)
+        if built.executable is None:
+            return built.result
+        result = await self.execute(built.executable, args, limit, wave_format, progress)
+        compile_warnings = [d for d in built.result.diagnostics if d.severity != Severity.ERROR]
+        result.diagnostics = result.diagnostics + compile_warnings
+        result.duration_s = time.monotonic() - started
+        result.artifacts = {**built.result.artifacts, **result.artifacts}
+        if result.status in (Status.PASS, Status.SIM_FAIL):
+            self.cache.put(run_key, result)
+        return result

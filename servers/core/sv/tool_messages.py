@@ -1,0 +1,110 @@
+"""Parse what iverilog and Verilator print into diagnostics."""
+
+from __future__ import annotations
+
+import re
+
+from ..models import Category, Diagnostic, Severity
+from ..workspace import Workspace
+from .categories import HINTS, TOOL_CRASH_PATTERNS, category_for_message, category_for_verilator
+
+# iverilog: "file:line: error: msg", "file:line: syntax error", "file:line: sorry: msg",
+# "file:line: warning: msg".
+_IVERILOG = re.compile(
+    r"^(?P<file>[^:\s][^:]*):(?P<line>\d+):\s*(?:(?P<kind>error|warning|sorry):\s*)?(?P<msg>.*)$"
+)
+# Verilator: "%Error: f:l:c: msg", "%Warning-CODE: f:l:c: msg", "%Error-CODE: f:l:c: msg".
+_VERILATOR = re.compile(
+    r"^(?:\[[^\]]*\]\s*)?%(?P<sev>Error|Warning|Fatal)(?:-(?P<code>[A-Z0-9_]+))?:\s*"
+    r"(?:(?P<file>[^:\s][^:]*):(?P<line>\d+):(?:(?P<col>\d+):)?\s*)?(?P<msg>.*)$"
+)
+_NOISE = re.compile(
+    r"^(I give up\.|\d+ error\(s\) during elaboration\.|Exiting due to|Cannot continue)"
+)
+
+
+def _workspace_path(workspace: Workspace, raw: str, cwd_map: dict[str, str]) -> str:
+    if raw in cwd_map:
+        return cwd_map[raw]
+    return workspace.relative(raw) if raw.startswith("/") else raw
+
+
+def parse_iverilog(
+    workspace: Workspace, text: str, cwd_map: dict[str, str] | None = None
+) -> list[Diagnostic]:
+    cwd_map = cwd_map or {}
+    found: list[Diagnostic] = []
+    for raw_line in text.splitlines():
+        line = raw_line.strip()
+        if not line or _NOISE.match(line):
+            continue
+        if TOOL_CRASH_PATTERNS.search(line):
+            found.append(
+                Diagnostic(
+                    severity=Severity.ERROR,
+                    category=Category.TOOL_CRASH,
+                    message=line,
+                    hint=HINTS[Category.TOOL_CRASH],
+                    source="iverilog",
+                )
+            )
+            continue
+        match = _IVERILOG.match(line)
+        if not match:
+            continue
+        kind = match["kind"] or ("error" if "error" in match["msg"].lower() else None)
+        if kind is None:
+            continue
+        message = match["msg"].strip() or "syntax error"
+        if "syntax error" in line and not match["kind"]:
+            message = "syntax error"
+        if message.startswith("Unable to elaborate"):
+            continue  # iverilog's echo of an error already reported on the same line
+        category = (
+            Category.UNSUPPORTED_CONSTRUCT if kind == "sorry" else category_for_message(message)
+        )
+        found.append(
+            Diagnostic(
+                severity=Severity.WARNING if kind == "warning" else Severity.ERROR,
+                category=category,
+                file=_workspace_path(workspace, match["file"], cwd_map),
+                line=int(match["line"]),
+                message=message,
+                hint=HINTS[category],
+                source="iverilog",
+            )
+        )
+    return found
+
+
+def parse_verilator(
+    workspace: Workspace, text: str, cwd_map: dict[str, str] | None = None
+) -> list[Diagnostic]:
+    cwd_map = cwd_map or {}
+    found: list[Diagnostic] = []
+    for raw_line in text.splitlines():
+        match = _VERILATOR.match(raw_line.strip())
+        if not match:
+            continue
+        message = match["msg"].strip()
+        if _NOISE.match(message) or message.startswith("Exiting due to"):
+            continue
+        code = match["code"]
+        category = category_for_verilator(code, message)
+        if "Internal Error" in message:
+            category = Category.TOOL_CRASH
+        severity = Severity.WARNING if match["sev"] == "Warning" else Severity.ERROR
+        found.append(
+            Diagnostic(
+                severity=severity,
+                category=category,
+                code=code,
+                file=_workspace_path(workspace, match["file"], cwd_map) if match["file"] else None,
+                line=int(match["line"]) if match["line"] else None,
+                column=int(match["col"]) if match["col"] else None,
+                message=message,
+                hint=HINTS[category],
+                source="verilator",
+            )
+        )
+    return found

@@ -1,0 +1,116 @@
+"""Icarus Verilog (-g2012) as a plain Python API: compile, simulate, run_testbench."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from servers.core import toolchain
+from servers.core.models import Diagnostic, Status, ToolResult
+from servers.core.progress import Progress, no_progress
+from servers.core.sv import inputs
+from servers.core.sv.flow import (
+    WAVE_DUMP_MODULE,
+    WAVE_PLUSARG,
+    SimulatorFlow,
+    Sources,
+    invalid_result,
+    missing_tool_result,
+)
+from servers.core.sv.tool_messages import parse_iverilog
+from servers.core.toolchain import Tool
+from servers.core.workspace import InvalidInput
+
+
+class Icarus(SimulatorFlow):
+    name = "iverilog"
+
+    @property
+    def tool(self) -> Tool:
+        return toolchain.iverilog()
+
+    def compile_argv(self, src: Sources, out_dir: Path, waves: str) -> tuple[list[str], Path]:
+        image = out_dir / "sim.vvp"
+        dump = self.wave_dump_file(out_dir, src.top)
+        argv = [self.tool.path or "iverilog", "-g2012", "-o", str(image)]
+        if src.top:
+            argv += ["-s", src.top, "-s", WAVE_DUMP_MODULE]
+        for name, value in src.defines.items():
+            argv.append(f"-D{name}={value}" if value != "" else f"-D{name}")
+        for directory in src.include_dirs:
+            argv.append(f"-I{directory}")
+        argv += [str(p) for p in src.files] + [str(dump)]
+        return argv, image
+
+    def parse_compile(self, text: str) -> list[Diagnostic]:
+        return parse_iverilog(self.workspace, text)
+
+    def run_argv(
+        self, executable: Path, plusargs: list[str], waves: str, wave_path: Path
+    ) -> list[str]:
+        argv = [toolchain.vvp().path or "vvp", "-N"]
+        if waves == "fst":
+            argv.append("-fst")
+        argv.append(str(executable))
+        argv += [f"+{arg}" for arg in plusargs]
+        if waves != "none":
+            argv.append(f"+{WAVE_PLUSARG}={wave_path}")
+        return argv
+
+    async def compile(
+        self,
+        sources: Sequence[str],
+        top: str | None = None,
+        defines: Mapping[str, str] | None = None,
+        include_dirs: Sequence[str] | None = None,
+        progress: Progress = no_progress,
+    ) -> ToolResult:
+        """Compile to a vvp image; artifacts['image'] is what simulate takes."""
+        if not self.tool.available:
+            return missing_tool_result(self.tool, toolchain.missing_tool_message(self.tool))
+        try:
+            src = self.check_sources(sources, defines, include_dirs, top)
+        except InvalidInput as exc:
+            return invalid_result(self.tool, exc)
+        built = await self.build(src, "none", progress)
+        result = built.result.model_copy(deep=True)
+        if "executable" in result.artifacts:
+            result.artifacts["image"] = result.artifacts["executable"]
+        return result
+
+    async def simulate(
+        self,
+        image: str,
+        plusargs: Sequence[str] | None = None,
+        timeout_s: float = 60.0,
+        waves: str = "none",
+        progress: Progress = no_progress,
+    ) -> ToolResult:
+        """Run a compiled image and judge its output (use run_testbench for a verdict that
+        also checks the design sources)."""
+        started = time.monotonic()
+        if not toolchain.vvp().available:
+            return missing_tool_result(toolchain.vvp(), toolchain.missing_tool_message(self.tool))
+        try:
+            path = self.workspace.resolve(image, argument="image")
+            with path.open("rb") as handle:
+                first = handle.readline(256)
+            if not (first.startswith(b"#!") and b"vvp" in first):
+                raise InvalidInput(
+                    f"image: '{image}' is not a vvp image",
+                    argument="image",
+                    hint="Pass artifacts.image from a compile result.",
+                )
+            args = inputs.plusargs(plusargs)
+            limit = inputs.timeout(timeout_s)
+            wave_format = inputs.waves(waves)
+        except InvalidInput as exc:
+            return invalid_result(self.tool, exc)
+        result = await self.execute(path, args, limit, wave_format, progress)
+        result.duration_s = time.monotonic() - started
+        if result.status == Status.PASS:
+            result.summary += (
+                " (image judged on its output only; run_testbench also checks the design)"
+            )
+        return result

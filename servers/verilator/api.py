@@ -1,0 +1,166 @@
+"""Verilator as a plain Python API: lint and run_testbench (--binary --timing --assert)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from servers.core import toolchain
+from servers.core.models import Diagnostic, Severity, Status, ToolResult
+from servers.core.progress import Progress, no_progress
+from servers.core.runner import Limits, run_process
+from servers.core.sandbox import hand_over
+from servers.core.sv.enrich import add_snippets, merge
+from servers.core.sv.flow import (
+    WAVE_PLUSARG,
+    SimulatorFlow,
+    Sources,
+    invalid_result,
+    missing_tool_result,
+    tail,
+)
+from servers.core.sv.slang_check import analyze
+from servers.core.sv.tool_messages import parse_verilator
+from servers.core.toolchain import Tool
+from servers.core.workspace import InvalidInput
+
+BUILD_JOBS = "2"
+
+
+class Verilator(SimulatorFlow):
+    name = "verilator"
+    binds_wave_dump = True
+    compile_timeout_s = 600.0
+
+    @property
+    def tool(self) -> Tool:
+        return toolchain.verilator()
+
+    @property
+    def compile_env(self) -> Mapping[str, str]:  # type: ignore[override]
+        return self.tool.env
+
+    def _common(self, src: Sources) -> list[str]:
+        argv: list[str] = []
+        if src.top:
+            argv += ["--top-module", src.top]
+        for name, value in src.defines.items():
+            argv.append(f"-D{name}={value}" if value != "" else f"-D{name}")
+        for directory in src.include_dirs:
+            argv.append(f"-I{directory}")
+        return argv
+
+    def compile_argv(self, src: Sources, out_dir: Path, waves: str) -> tuple[list[str], Path]:
+        obj = out_dir / "obj"
+        argv = [
+            self.tool.path or "verilator",
+            "--binary",
+            "--timing",
+            "--assert",
+            "-Wno-fatal",
+            "-Wno-MULTITOP",
+            "-j",
+            BUILD_JOBS,
+            "--Mdir",
+            str(obj),
+            "-o",
+            "sim",
+            *self.tool.extra_args,
+        ]
+        if waves == "fst":
+            argv.append("--trace-fst")
+        elif waves == "vcd":
+            argv.append("--trace")
+        argv += self._common(src)
+        argv += [str(p) for p in src.files]
+        if waves != "none":
+            argv.append(str(self.wave_dump_file(out_dir, src.top)))
+        return argv, obj / "sim"
+
+    def parse_compile(self, text: str) -> list[Diagnostic]:
+        return parse_verilator(self.workspace, text)
+
+    def run_argv(
+        self, executable: Path, plusargs: list[str], waves: str, wave_path: Path
+    ) -> list[str]:
+        argv = [str(executable), *[f"+{arg}" for arg in plusargs]]
+        if waves != "none":
+            argv.append(f"+{WAVE_PLUSARG}={wave_path}")
+        return argv
+
+    async def lint(
+        self,
+        sources: Sequence[str],
+        top: str | None = None,
+        defines: Mapping[str, str] | None = None,
+        include_dirs: Sequence[str] | None = None,
+        progress: Progress = no_progress,
+    ) -> ToolResult:
+        """verilator --lint-only -Wall: every warning with its Verilator code and category."""
+        started = time.monotonic()
+        if not self.tool.available:
+            return missing_tool_result(self.tool, toolchain.missing_tool_message(self.tool))
+        try:
+            src = self.check_sources(sources, defines, include_dirs, top)
+        except InvalidInput as exc:
+            return invalid_result(self.tool, exc)
+        key = self.cache.key(
+            tool_version=self.tool.version,
+            operation="lint",
+            options={"defines": src.defines, "top": src.top},
+            files=[*src.files, *src.include_dirs],
+        )
+        cached = self.cache.get(key, ToolResult)
+        if cached is not None:
+            cached.cache_hit = True
+            cached.duration_s = time.monotonic() - started
+            return cached
+        await progress(0.1, "verilator: lint")
+        scratch = self.workspace.new_scratch("lint")
+        hand_over(scratch)
+        argv = [self.tool.path or "verilator", "--lint-only", "-Wall", "--timing", "--assert"]
+        argv += self._common(src) + [str(p) for p in src.files]
+        outcome = await run_process(
+            argv,
+            cwd=self.workspace.root,
+            scratch=scratch,
+            readable=[self.workspace.root],
+            timeout_s=120,
+            env=self.tool.env,
+            limits=Limits(cpu_s=130),
+        )
+        text = outcome.stdout + "\n" + outcome.stderr
+        own = parse_verilator(self.workspace, text)
+        failed = any(d.severity == Severity.ERROR for d in own) or outcome.timed_out
+        report = analyze(
+            self.workspace,
+            src.files,
+            defines=src.defines,
+            include_dirs=src.include_dirs,
+            top=src.top,
+        )
+        diagnostics = add_snippets(self.workspace, merge(own, report.diagnostics, failed))
+        errors = [d for d in diagnostics if d.severity == Severity.ERROR]
+        warnings = [d for d in diagnostics if d.severity == Severity.WARNING]
+        status = (
+            Status.TIMEOUT
+            if outcome.timed_out
+            else (Status.COMPILE_FAIL if failed else Status.PASS)
+        )
+        result = ToolResult(
+            status=status,
+            summary=f"{len(errors)} errors, {len(warnings)} warnings",
+            diagnostics=diagnostics,
+            exit_code=outcome.exit_code,
+            timed_out=outcome.timed_out,
+            truncated=outcome.truncated,
+            duration_s=time.monotonic() - started,
+            tool=self.name,
+            tool_version=self.tool.version,
+            sandbox=outcome.sandbox,
+            output_tail=tail(text) if status != Status.PASS else None,
+        )
+        if status in (Status.PASS, Status.COMPILE_FAIL):
+            self.cache.put(key, result)
+        return result
