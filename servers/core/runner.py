@@ -5,10 +5,10 @@ from __future__ import annotations
 import asyncio
 import os
 import re
-import resource
+import shutil
 import signal
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,16 +97,21 @@ class _Capture:
         return body.decode("utf-8", errors="replace")
 
 
-def _preexec(limits: Limits) -> Callable[[], None]:
-    def apply() -> None:
-        os.setsid()
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_s, limits.cpu_s + 5))
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-        resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    return apply
+def _limit_prefix(limits: Limits) -> list[str]:
+    """rlimits applied by prlimit in the child's argv: a preexec_fn would force a full fork
+    of this (large) Python process for every tool call."""
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        return []
+    return [
+        prlimit,
+        f"--cpu={limits.cpu_s}:{limits.cpu_s + 5}",
+        f"--as={limits.memory_bytes}",
+        f"--fsize={limits.file_bytes}",
+        f"--nproc={limits.processes}",
+        "--core=0",
+        "--",
+    ]
 
 
 def _slot() -> asyncio.Semaphore:
@@ -153,7 +158,7 @@ async def run_process(
         "LC_ALL": "C.UTF-8",
     }
     full_env.update(env or {})
-    command = [*plan.prefix, *argv]
+    command = [*_limit_prefix(limits), *plan.prefix, *argv]
     async with _slot():
         started = time.monotonic()
         proc = await asyncio.create_subprocess_exec(
@@ -163,7 +168,7 @@ async def run_process(
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
-            preexec_fn=_preexec(limits),
+            start_new_session=True,
         )
         out = _Capture(limits.output_bytes, keep)
         err = _Capture(limits.output_bytes, keep)

@@ -34,48 +34,28 @@ def merge(
     """The simulator decides pass/fail; slang adds the column and a sharper category.
 
     slang errors the simulator did not report are kept: as errors when the simulator failed
-    too (it often stops at the first), as warnings when it accepted the code.
+    too (it often stops at the first), as warnings when it accepted the code. Several tool
+    messages at one place collapse into one diagnostic.
     """
     used: set[int] = set()
-    merged: list[Diagnostic] = []
+    merged: dict[tuple[object, ...], Diagnostic] = {}
     for diag in primary:
-        best = (
-            next(
-                (
-                    i
-                    for i, s in enumerate(slang)
-                    if i not in used and _matches(diag, s) and s.severity == Severity.ERROR
-                ),
-                None,
-            )
-            if diag.severity == Severity.ERROR
-            else None
-        )
-        if best is None:
-            best = next(
-                (i for i, s in enumerate(slang) if i not in used and _matches(diag, s)), None
-            )
-        if best is not None:
-            used.add(best)
-            other = slang[best]
-            category = diag.category
-            if category in (Category.OTHER, Category.LINT) or (
-                category == Category.SYNTAX_ERROR and other.category != Category.OTHER
-            ):
-                category = other.category if other.category != Category.OTHER else category
-            diag = diag.model_copy(
-                update={
-                    "line": other.line if diag.category == Category.SYNTAX_ERROR else diag.line,
-                    "column": diag.column or other.column,
-                    "category": category,
-                    "code": diag.code or other.code,
-                    "message": f"{other.message} [{diag.source}: {diag.message}]"
-                    if diag.category == Category.SYNTAX_ERROR
-                    else diag.message,
-                    "hint": HINTS[category],
-                }
-            )
-        merged.append(diag)
+        candidates = [i for i, s in enumerate(slang) if _matches(diag, s)]
+        errors_first = sorted(candidates, key=lambda i: slang[i].severity != Severity.ERROR)
+        if errors_first:
+            best = errors_first[0]
+            used.update(candidates)
+            diag = _enrich(diag, slang[best])
+        key = (diag.file, diag.line, diag.column, diag.category, diag.severity)
+        if key in merged:
+            first = merged[key]
+            if diag.message not in first.message:
+                merged[key] = first.model_copy(
+                    update={"message": f"{first.message}; {diag.message}"}
+                )
+            continue
+        merged[key] = diag
+    result = list(merged.values())
     for i, extra in enumerate(slang):
         if i in used:
             continue
@@ -86,8 +66,30 @@ def merge(
                     "message": f"{extra.message} (slang rejects this; the simulator accepted it)",
                 }
             )
-        merged.append(extra)
-    return merged
+        result.append(extra)
+    return result
+
+
+def _enrich(diag: Diagnostic, other: Diagnostic) -> Diagnostic:
+    category = diag.category
+    if category in (Category.OTHER, Category.LINT) or (
+        category == Category.SYNTAX_ERROR and other.category != Category.OTHER
+    ):
+        category = other.category if other.category != Category.OTHER else category
+    syntax = diag.category == Category.SYNTAX_ERROR
+    return diag.model_copy(
+        update={
+            # For syntax errors slang points at the missing token; the simulators at the next.
+            "line": other.line if syntax else diag.line,
+            "column": other.column if syntax else (diag.column or other.column),
+            "category": category,
+            "code": diag.code or other.code,
+            "message": f"{other.message} [{diag.source}: {diag.message}]"
+            if syntax
+            else diag.message,
+            "hint": HINTS[category],
+        }
+    )
 
 
 def add_snippets(workspace: Workspace, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -100,9 +102,11 @@ def add_snippets(workspace: Workspace, diagnostics: list[Diagnostic]) -> list[Di
                 lines = _read_lines(workspace.root / diag.file)
                 cache[diag.file] = lines
             if lines:
+                column = diag.column or _column_of_quoted(diag, lines)
                 diag = diag.model_copy(
                     update={
-                        "snippet": snippet(lines, diag.line, diag.column),
+                        "column": column,
+                        "snippet": snippet(lines, diag.line, column),
                         "hint": _sharpen_hint(diag, lines),
                     }
                 )
@@ -115,6 +119,19 @@ def _read_lines(path: Path) -> list[str]:
         return path.read_text(errors="replace").splitlines()
     except OSError:
         return []
+
+
+def _column_of_quoted(diag: Diagnostic, lines: list[str]) -> int | None:
+    """Where no tool gave a column, the construct a message quotes (iverilog's
+    '"inside" expressions not supported') still locates it on the line."""
+    if diag.line is None or diag.line > len(lines):
+        return None
+    text = lines[diag.line - 1]
+    for word in re.findall(r"[\"'`]([A-Za-z_$][A-Za-z0-9_$]*)[\"']", diag.message):
+        found = re.search(rf"(?<![A-Za-z0-9_$]){re.escape(word)}(?![A-Za-z0-9_$])", text)
+        if found:
+            return found.start() + 1
+    return None
 
 
 def snippet(lines: list[str], line: int, column: int | None) -> str:

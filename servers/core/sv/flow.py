@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,7 +18,7 @@ from ..progress import Progress, no_progress
 from ..runner import Limits, ProcessOutcome, run_process
 from ..sandbox import hand_over
 from ..toolchain import Tool
-from ..workspace import STATE_DIR, InvalidInput, Workspace, atomic_write
+from ..workspace import STATE_DIR, InvalidInput, Workspace, atomic_write, remove_tree
 from . import inputs
 from .enrich import add_snippets, merge
 from .slang_check import SlangReport, analyze
@@ -94,6 +96,7 @@ class SimulatorFlow(ABC):
     def __init__(self, workspace: Workspace):
         self.workspace = workspace
         self.cache = ResultCache(workspace, self.name)
+        self._locks: dict[str, asyncio.Lock] = {}
 
     # -- what a simulator supplies -------------------------------------------------------
     @property
@@ -159,8 +162,13 @@ class SimulatorFlow(ABC):
         progress: Progress,
         extra_key: Mapping[str, object] | None = None,
     ) -> Build:
-        """Compile (or take the cached build) with slang's diagnostics merged in."""
-        started = time.monotonic()
+        """Compile (or take the cached build); identical concurrent builds run once."""
+        key = self._build_key(src, waves, extra_key)
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        async with lock:
+            return await self._build(src, waves, progress, key)
+
+    def _build_key(self, src: Sources, waves: str, extra_key: Mapping[str, object] | None) -> str:
         options = {
             "defines": src.defines,
             "top": src.top,
@@ -168,12 +176,22 @@ class SimulatorFlow(ABC):
             "design": [self.workspace.relative(p) for p in src.design],
             **(extra_key or {}),
         }
-        key = self.cache.key(
+        return self.cache.key(
             tool_version=self.tool.version,
             operation="build",
             options=options,
             files=[*src.files, *src.include_dirs],
         )
+
+    async def _build(
+        self,
+        src: Sources,
+        waves: str,
+        progress: Progress,
+        key: str,
+    ) -> Build:
+        """Compile with slang's diagnostics merged in."""
+        started = time.monotonic()
         cached = self.cache.get(key, ToolResult)
         out_dir = self.workspace.state_dir / "build" / self.name / key[:24]
         if cached is not None:
@@ -186,19 +204,47 @@ class SimulatorFlow(ABC):
             cached.duration_s = time.monotonic() - started
             return Build(cached, executable, key)
         await progress(0.05, f"{self.name}: checking sources with slang")
-        report: SlangReport = await asyncio.to_thread(
-            analyze,
-            self.workspace,
-            src.files,
-            design=src.design,
-            defines=src.defines,
-            include_dirs=src.include_dirs,
-            top=src.top,
+        slang_task = asyncio.ensure_future(
+            asyncio.to_thread(
+                analyze,
+                self.workspace,
+                src.files,
+                design=src.design,
+                defines=src.defines,
+                include_dirs=src.include_dirs,
+                top=src.top,
+            )
         )
         if src.top is None and self.binds_wave_dump and waves != "none":
-            tops = [t for t in report.tops if t != WAVE_DUMP_MODULE]
+            # The wave dump is bound into the top module, so the top must be known first.
+            tops = [t for t in (await slang_task).tops if t != WAVE_DUMP_MODULE]
             src.top = tops[0] if len(tops) == 1 else None
+        # Build in a private directory and rename it into place, so that concurrent calls
+        # (here or in another server process) never see or remove each other's files.
+        final_dir = out_dir
+        out_dir = final_dir.with_name(f"{final_dir.name}.tmp-{uuid.uuid4().hex[:8]}")
+        out_dir.mkdir(parents=True)
+        hand_over(out_dir)
+        argv, executable = self.compile_argv(src, out_dir, waves)
+        await progress(0.15, f"{self.name}: compiling {len(src.files)} files")
+        # slang runs beside the compiler: its findings are needed only once both are done.
+        try:
+            outcome = await run_process(
+                argv,
+                cwd=self.workspace.root,
+                scratch=out_dir,
+                readable=[self.workspace.root],
+                timeout_s=self.compile_timeout_s,
+                env=self.compile_env,
+                limits=Limits(cpu_s=int(self.compile_timeout_s) + 10),
+            )
+            report: SlangReport = await slang_task
+        except BaseException:
+            slang_task.cancel()
+            remove_tree(out_dir)
+            raise
         if report.forbidden:
+            remove_tree(out_dir)
             result = ToolResult(
                 status=Status.COMPILE_FAIL,
                 summary=f"{len(report.forbidden)} forbidden constructs in design sources",
@@ -208,23 +254,6 @@ class SimulatorFlow(ABC):
                 duration_s=time.monotonic() - started,
             )
             return Build(result, None, key)
-        if out_dir.exists():
-            import shutil
-
-            shutil.rmtree(out_dir, ignore_errors=True)
-        out_dir.mkdir(parents=True)
-        hand_over(out_dir)
-        argv, executable = self.compile_argv(src, out_dir, waves)
-        await progress(0.15, f"{self.name}: compiling {len(src.files)} files")
-        outcome = await run_process(
-            argv,
-            cwd=self.workspace.root,
-            scratch=out_dir,
-            readable=[self.workspace.root],
-            timeout_s=self.compile_timeout_s,
-            env=self.compile_env,
-            limits=Limits(cpu_s=int(self.compile_timeout_s) + 10),
-        )
         text = outcome.stdout + "\n" + outcome.stderr
         atomic_write(out_dir / "compile.log", text)
         failed = outcome.exit_code != 0 or outcome.timed_out or not executable.exists()
@@ -277,7 +306,15 @@ class SimulatorFlow(ABC):
         else:
             warnings = sum(1 for d in diagnostics if d.severity == Severity.WARNING)
             status, summary = Status.PASS, f"compiled; {warnings} warnings"
-        artifacts = {"compile_log": self.workspace.relative(out_dir / "compile.log")}
+        executable = final_dir / executable.relative_to(out_dir)
+        if status in (Status.PASS, Status.COMPILE_FAIL) and not final_dir.exists():
+            try:
+                os.rename(out_dir, final_dir)
+            except OSError:
+                remove_tree(out_dir)
+        else:
+            remove_tree(out_dir)
+        artifacts = {"compile_log": self.workspace.relative(final_dir / "compile.log")}
         if status == Status.PASS:
             artifacts["executable"] = self.workspace.relative(executable)
         result = ToolResult(

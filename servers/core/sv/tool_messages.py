@@ -38,18 +38,22 @@ def parse_iverilog(
         line = raw_line.strip()
         if not line or _NOISE.match(line):
             continue
+        match = _IVERILOG.match(line)
         if TOOL_CRASH_PATTERNS.search(line):
+            # "f.sv:2: assert: elab_type.cc:86: failed assertion scope": the line is what
+            # triggered the crash, so the user knows what to rewrite.
             found.append(
                 Diagnostic(
                     severity=Severity.ERROR,
                     category=Category.TOOL_CRASH,
-                    message=line,
+                    file=_workspace_path(workspace, match["file"], cwd_map) if match else None,
+                    line=int(match["line"]) if match else None,
+                    message=f"iverilog crashed: {match['msg'] if match else line}",
                     hint=HINTS[Category.TOOL_CRASH],
                     source="iverilog",
                 )
             )
             continue
-        match = _IVERILOG.match(line)
         if not match:
             continue
         kind = match["kind"] or ("error" if "error" in match["msg"].lower() else None)

@@ -1,0 +1,61 @@
+# silicon-agent: `make run` sets everything up and runs the main job; `make test` sets
+# everything up and runs the whole test suite. Both work on a fresh Debian 12 / Python 3.11.
+
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+DEPS := .deps
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_PACKAGES := iverilog opensta bubblewrap g++ make perl python3 python3-venv \
+	liblz4-dev zlib1g-dev chromium git
+OSU018_LIB := $(DEPS)/osu018/usr/share/qflow/tech/osu018/osu018_stdcells.lib
+PYTEST_ARGS ?=
+
+.PHONY: all setup run test lint bench mcp-config clean
+
+all: run
+
+$(DEPS)/apt.stamp:
+	$(SUDO) apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
+	mkdir -p $(DEPS) && touch $@
+
+# The OSU 0.18 um standard cells without the rest of qflow: the stand-in library for
+# synthesis timing where no PDK is installed.
+$(OSU018_LIB): $(DEPS)/apt.stamp
+	rm -rf $(DEPS)/osu018 $(DEPS)/deb && mkdir -p $(DEPS)/deb $(DEPS)/osu018
+	cd $(DEPS)/deb && apt-get download qflow-tech-osu018
+	dpkg -x $(DEPS)/deb/qflow-tech-osu018_*.deb $(DEPS)/osu018
+	test -f $@
+
+$(VENV)/installed.stamp: pyproject.toml $(DEPS)/apt.stamp
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	# The CPU build of torch first, so that no package pulls the CUDA one.
+	$(PIP) install -q "torch==2.13.0"
+	$(PIP) install -q -e ".[ref,rag,synth,llm,oracles,dev]"
+	touch $@
+
+setup: $(VENV)/installed.stamp $(OSU018_LIB)
+
+run: setup
+	$(PY) -m servers.demo
+
+test: setup
+	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: setup
+	for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+# Claude Desktop starts servers from an unknown directory: print mcp.json with absolute paths.
+mcp-config: setup
+	$(PY) -m servers.core.mcp_config
+
+clean:
+	rm -rf $(VENV) $(DEPS) .silicon-agent

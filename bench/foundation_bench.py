@@ -1,0 +1,126 @@
+"""Foundation benchmark, all figures measured side by side in one run:
+
+1. run_testbench over MCP (in-process client, cache off) vs the same iverilog + vvp commands
+   run directly: the suite's overhead (target <= 10 %).
+2. A cache hit's latency over MCP (target < 20 ms).
+3. iverilog vs Verilator wall time at 10^3, 10^5 and 10^7 cycles of the counter testbench.
+
+`python bench/foundation_bench.py [--reps N] [--max-cycles N]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+from mcp import Client
+
+from servers.core import toolchain
+from servers.core.workspace import Workspace
+from servers.iverilog.api import Icarus
+from servers.iverilog.server import build
+from servers.verilator.api import Verilator
+
+REPO = Path(__file__).resolve().parents[1]
+DESIGN = ["examples/counter/counter.sv"]
+BENCH = ["examples/counter/tb_counter.sv"]
+
+
+def make_workspace() -> Path:
+    root = Path(tempfile.mkdtemp(prefix="sa-bench-"))
+    root.chmod(0o755)
+    shutil.copytree(REPO / "hdl" / "examples", root / "examples")
+    for path in root.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return root
+
+
+def direct_run(root: Path, out: Path) -> float:
+    started = time.perf_counter()
+    image = out / "direct.vvp"
+    subprocess.run(
+        ["iverilog", "-g2012", "-o", str(image), *[str(root / p) for p in DESIGN + BENCH]],
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(["vvp", "-N", str(image)], check=True, capture_output=True, cwd=out)
+    return time.perf_counter() - started
+
+
+async def mcp_runs(root: Path, reps: int) -> tuple[list[float], float]:
+    os.environ["SILICON_AGENT_NO_CACHE"] = "1"
+    server = build(Workspace.open(root))
+    times = []
+    async with Client(server) as client:
+        for _ in range(reps):
+            started = time.perf_counter()
+            result = await client.call_tool("run_testbench", {"design": DESIGN, "testbench": BENCH})
+            times.append(time.perf_counter() - started)
+            assert result.structured_content["status"] == "PASS"
+    os.environ.pop("SILICON_AGENT_NO_CACHE")
+    server = build(Workspace.open(root))
+    async with Client(server) as client:
+        await client.call_tool("run_testbench", {"design": DESIGN, "testbench": BENCH})
+        hits = []
+        for _ in range(reps):
+            started = time.perf_counter()
+            result = await client.call_tool("run_testbench", {"design": DESIGN, "testbench": BENCH})
+            hits.append(time.perf_counter() - started)
+            assert result.structured_content["cache_hit"]
+    return times, statistics.median(hits)
+
+
+async def simulator_scaling(root: Path, cycle_counts: list[int]) -> list[tuple[int, float, float]]:
+    os.environ["SILICON_AGENT_NO_CACHE"] = "1"
+    ws = Workspace.open(root)
+    icarus, verilator = Icarus(ws), Verilator(ws)
+    rows = []
+    for cycles in cycle_counts:
+        limit = 3600
+        iv = await icarus.run_testbench(
+            DESIGN, BENCH, plusargs=[f"CYCLES={cycles}"], timeout_s=limit
+        )
+        vl = await verilator.run_testbench(
+            DESIGN, BENCH, plusargs=[f"CYCLES={cycles}"], timeout_s=limit
+        )
+        assert iv.status == vl.status == "PASS", (iv.summary, vl.summary)
+        rows.append((cycles, iv.duration_s, vl.duration_s))
+    os.environ.pop("SILICON_AGENT_NO_CACHE")
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--reps", type=int, default=15)
+    parser.add_argument("--max-cycles", type=int, default=10**7)
+    args = parser.parse_args()
+    root = make_workspace()
+    try:
+        out = Path(tempfile.mkdtemp(prefix="sa-direct-"))
+        direct = [direct_run(root, out) for _ in range(args.reps)]
+        via_mcp, hit = anyio.run(mcp_runs, root, args.reps)
+        d, m = statistics.median(direct), statistics.median(via_mcp)
+        print(f"iverilog {toolchain.iverilog().version}, verilator {toolchain.verilator().version}")
+        print(f"run_testbench, counter example, median of {args.reps} (interleaved machine load):")
+        print(f"  direct iverilog+vvp      {d * 1000:8.1f} ms")
+        print(f"  MCP run_testbench        {m * 1000:8.1f} ms")
+        print(f"  overhead                 {100 * (m - d) / d:8.1f} %   (target <= 10 %)")
+        print(f"  cache hit over MCP       {hit * 1000:8.2f} ms   (target < 20 ms)")
+        counts = [c for c in (10**3, 10**5, 10**7) if c <= args.max_cycles]
+        print("wall time per run_testbench (compile + simulate), fresh builds:")
+        print(f"  {'cycles':>10s} {'iverilog':>10s} {'verilator':>10s} {'iv/vl':>7s}")
+        for cycles, iv, vl in anyio.run(simulator_scaling, root, counts):
+            print(f"  {cycles:>10d} {iv:>9.2f}s {vl:>9.2f}s {iv / vl:>7.2f}")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

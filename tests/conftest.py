@@ -1,0 +1,42 @@
+"""Fixtures shared by every test folder."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLES = REPO / "hdl" / "examples"
+FIXTURES = REPO / "tests" / "fixtures"
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+def make_world_readable_dir(prefix: str) -> Path:
+    """pytest's tmp_path is 0700 under root; the sandboxed tool uid must read the workspace."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    path.chmod(0o755)
+    return path
+
+
+@pytest.fixture
+def workspace_dir() -> Iterator[Path]:
+    """A fresh workspace holding copies of the example designs and the SV fixtures."""
+    root = make_world_readable_dir("sa-ws-")
+    shutil.copytree(EXAMPLES, root / "examples")
+    shutil.copytree(FIXTURES / "sv", root / "sv")
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames:
+            Path(dirpath, name).chmod(0o755)
+        for name in filenames:
+            Path(dirpath, name).chmod(0o644)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)

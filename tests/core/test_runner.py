@@ -1,0 +1,143 @@
+"""The sandboxed runner: argv only, limits, capture caps, confinement, whole-group kills."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from servers.core.runner import Limits, run_process
+from servers.core.sandbox import plan_sandbox
+from servers.core.workspace import Workspace
+
+pytestmark = pytest.mark.anyio
+HAS_BWRAP = shutil.which("bwrap") is not None and plan_sandbox([], []).prefix != []
+
+
+async def _run(ws: Workspace, argv: list[str], **kw: object):
+    scratch = ws.new_scratch("t")
+    return scratch, await run_process(
+        argv,
+        cwd=scratch,
+        scratch=scratch,
+        readable=[ws.root],
+        timeout_s=kw.pop("timeout_s", 20),
+        **kw,  # type: ignore[arg-type]
+    )
+
+
+async def test_argv_is_not_a_shell(workspace_dir: Path) -> None:
+    ws = Workspace.open(workspace_dir)
+    _, out = await _run(ws, ["/bin/echo", "$(id); rm -rf /", "`whoami`"])
+    assert out.exit_code == 0
+    assert out.stdout.strip() == "$(id); rm -rf / `whoami`"
+    with pytest.raises(TypeError):
+        await run_process("echo hi", cwd=ws.root, scratch=ws.root, timeout_s=5)  # type: ignore[arg-type]
+
+
+async def test_timeout_kills_the_whole_process_group(workspace_dir: Path) -> None:
+    ws = Workspace.open(workspace_dir)
+    marker = f"sa-sleep-{os.getpid()}"
+    started = time.monotonic()
+    _, out = await _run(
+        ws,
+        ["/bin/bash", "-c", f"(exec -a {marker} sleep 300) & (exec -a {marker} sleep 300); wait"],
+        timeout_s=1.0,
+    )
+    assert out.timed_out and out.exit_code != 0
+    assert time.monotonic() - started < 15
+    await asyncio.sleep(0.5)
+    survivors = [
+        p
+        for p in os.listdir("/proc")
+        if p.isdigit()
+        and marker in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
+    ]
+    assert survivors == []
+
+
+async def test_output_is_capped_and_flagged_but_kept_lines_survive(workspace_dir: Path) -> None:
+    ws = Workspace.open(workspace_dir)
+    script = (
+        "import sys\nfor i in range(200000): print('x'*99)\nprint('Mismatches: 0 in 5 samples')\n"
+    )
+    _, out = await _run(
+        ws,
+        ["/usr/bin/python3", "-c", script],
+        limits=Limits(output_bytes=64 * 1024),
+        keep=re.compile("Mismatches"),
+    )
+    assert out.truncated
+    assert len(out.stdout) < 80 * 1024
+    assert out.kept_lines == ["Mismatches: 0 in 5 samples"]
+
+
+@pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap not available")
+async def test_writes_outside_scratch_fail(workspace_dir: Path) -> None:
+    ws = Workspace.open(workspace_dir)
+    victim = workspace_dir / "victim.txt"
+    scratch, out = await _run(
+        ws,
+        [
+            "/bin/sh",
+            "-c",
+            f"echo inside > ok.txt; echo outside > {victim}; echo x > /tmp/sa-escape-{os.getpid()}",
+        ],
+    )
+    assert (scratch / "ok.txt").read_text() == "inside\n"
+    assert not victim.exists()
+    assert not Path(f"/tmp/sa-escape-{os.getpid()}").exists()
+    assert "Read-only file system" in out.stderr
+
+
+@pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap not available")
+async def test_no_network(workspace_dir: Path) -> None:
+    ws = Workspace.open(workspace_dir)
+    _, out = await _run(ws, ["/bin/cat", "/proc/net/dev"])
+    interfaces = [line.split(":")[0].strip() for line in out.stdout.splitlines()[2:]]
+    assert interfaces == ["lo"]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the uid drop applies when running as root")
+async def test_process_limit_binds(workspace_dir: Path) -> None:
+    ws = Workspace.open(workspace_dir)
+    script = (
+        "import os\nn=0\n"
+        "try:\n"
+        "  for i in range(100):\n"
+        "    pid=os.fork()\n"
+        "    if pid==0:\n"
+        "      import time; time.sleep(3); os._exit(0)\n"
+        "    n+=1\n"
+        "except OSError: pass\n"
+        "print('forked', n)\n"
+    )
+    _, out = await _run(ws, ["/usr/bin/python3", "-c", script], limits=Limits(processes=20))
+    forked = int(out.stdout.split()[-1])
+    assert forked < 20, out.stdout
+    assert "uid nobody" in out.sandbox
+
+
+async def test_cancel_kills_the_process(workspace_dir: Path) -> None:
+    ws = Workspace.open(workspace_dir)
+    marker = f"sa-cancel-{os.getpid()}"
+    task = asyncio.ensure_future(
+        _run(ws, ["/bin/bash", "-c", f"exec -a {marker} sleep 300"], timeout_s=120)
+    )
+    await asyncio.sleep(1.0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await asyncio.sleep(0.3)
+    alive = [
+        p
+        for p in os.listdir("/proc")
+        if p.isdigit()
+        and marker in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
+    ]
+    assert alive == []
