@@ -167,3 +167,22 @@ async def test_servers_launch_as_mcp_json_says(name: str) -> None:
                 result = await client.call_tool("lint", {"sources": ["hdl/examples/fifo/fifo.sv"]})
                 assert result.structured_content["status"] == "PASS"
     assert sys.executable
+
+
+@pytest.mark.slow
+async def test_verilator_run_testbench_in_process(workspace_dir: Path) -> None:
+    server = build_verilator(Workspace.open(workspace_dir))
+    async with Client(server) as client:
+        result = await client.call_tool(
+            "run_testbench",
+            {
+                "design": ["examples/fifo/fifo_broken.sv"],
+                "testbench": ["examples/fifo/tb_fifo.sv"],
+                "waves": "vcd",
+                "timeout_s": 120,
+            },
+        )
+        body = result.structured_content
+        assert body["status"] == "SIM_FAIL" and body["tool"] == "verilator"
+        assert body["first_mismatch"]["signal"] == "m_axis_tdata_o"
+        assert (workspace_dir / body["artifacts"]["waves"]).read_text().startswith("$")
