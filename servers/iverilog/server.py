@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from mcp.server.mcpserver import Context, MCPServer
 
 from servers.core.jobs import JobManager
 from servers.core.mcp_app import add_job_tools, mcp_progress, serve
 from servers.core.models import ToolResult
+from servers.core.sv.mcp_tools import Waves, add_run_testbench
 from servers.core.workspace import Workspace
 from servers.iverilog.api import Icarus
 
@@ -18,8 +17,6 @@ the testbench's one line 'Mismatches: 0 in <m> samples' (m > 0), no MISMATCH lin
 $error/$fatal and a clean exit; design files may not print or end the simulation.
 For runs longer than ~50 s use job_start(operation='run_testbench', arguments={...}) and poll
 job_status / job_result; job_cancel kills the run."""
-
-Waves = Literal["none", "vcd", "fst"]
 
 
 def build(workspace: Workspace) -> MCPServer:
@@ -58,31 +55,12 @@ def build(workspace: Workspace) -> MCPServer:
         every signal to artifacts.waves."""
         return await api.simulate(image, plusargs, timeout_s, waves, mcp_progress(ctx))
 
-    @server.tool()
-    async def run_testbench(
-        design: list[str],
-        testbench: list[str],
-        top: str | None = None,
-        defines: dict[str, str] = {},  # noqa: B006
-        include_dirs: list[str] = [],  # noqa: B006
-        plusargs: list[str] = [],  # noqa: B006
-        timeout_s: float = 60,
-        waves: Waves = "none",
-        ctx: Context | None = None,
-    ) -> ToolResult:
-        """Compile, simulate and judge in one call. `design` files are checked for anything
-        that could forge the verdict (output system tasks, references into the testbench)."""
-        return await api.run_testbench(
-            design,
-            testbench,
-            top,
-            defines,
-            include_dirs,
-            plusargs,
-            timeout_s,
-            waves,
-            mcp_progress(ctx),
-        )
+    add_run_testbench(
+        server,
+        api,
+        "Compile, simulate and judge in one call. `design` files are checked for anything "
+        "that could forge the verdict (output system tasks, references into the testbench).",
+    )
 
     add_job_tools(server, jobs)
     return server

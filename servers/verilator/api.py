@@ -18,7 +18,7 @@ from servers.core.sv.flow import (
     Sources,
     invalid_result,
     missing_tool_result,
-    tail,
+    result_from,
 )
 from servers.core.sv.slang_check import analyze
 from servers.core.sv.tool_messages import parse_verilator
@@ -148,18 +148,14 @@ class Verilator(SimulatorFlow):
             if outcome.timed_out
             else (Status.COMPILE_FAIL if failed else Status.PASS)
         )
-        result = ToolResult(
+        result = result_from(
+            outcome,
+            self.tool,
+            started,
+            text,
             status=status,
             summary=f"{len(errors)} errors, {len(warnings)} warnings",
             diagnostics=diagnostics,
-            exit_code=outcome.exit_code,
-            timed_out=outcome.timed_out,
-            truncated=outcome.truncated,
-            duration_s=time.monotonic() - started,
-            tool=self.name,
-            tool_version=self.tool.version,
-            sandbox=outcome.sandbox,
-            output_tail=tail(text) if status != Status.PASS else None,
         )
         if status in (Status.PASS, Status.COMPILE_FAIL):
             self.cache.put(key, result)

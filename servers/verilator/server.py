@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from mcp.server.mcpserver import Context, MCPServer
 
 from servers.core.jobs import JobManager
 from servers.core.mcp_app import add_job_tools, mcp_progress, serve
 from servers.core.models import ToolResult
+from servers.core.sv.mcp_tools import add_run_testbench
 from servers.core.workspace import Workspace
 from servers.verilator.api import Verilator
 
@@ -16,8 +15,6 @@ INSTRUCTIONS = """Verilator for SystemVerilog: lint (-Wall, every warning with i
 category) and run_testbench (--binary --timing --assert). Paths are relative to the workspace
 root. A Verilator build takes several seconds; for long runs use
 job_start(operation='run_testbench', arguments={...}) and poll job_status / job_result."""
-
-Waves = Literal["none", "vcd", "fst"]
 
 
 def build(workspace: Workspace) -> MCPServer:
@@ -42,31 +39,12 @@ def build(workspace: Workspace) -> MCPServer:
         Verilator code, category and a hint for each finding."""
         return await api.lint(sources, top, defines, include_dirs, mcp_progress(ctx))
 
-    @server.tool()
-    async def run_testbench(
-        design: list[str],
-        testbench: list[str],
-        top: str | None = None,
-        defines: dict[str, str] = {},  # noqa: B006
-        include_dirs: list[str] = [],  # noqa: B006
-        plusargs: list[str] = [],  # noqa: B006
-        timeout_s: float = 60,
-        waves: Waves = "none",
-        ctx: Context | None = None,
-    ) -> ToolResult:
-        """Build with verilator --binary --timing --assert, run and judge. `design` files are
-        checked for anything that could forge the verdict."""
-        return await api.run_testbench(
-            design,
-            testbench,
-            top,
-            defines,
-            include_dirs,
-            plusargs,
-            timeout_s,
-            waves,
-            mcp_progress(ctx),
-        )
+    add_run_testbench(
+        server,
+        api,
+        "Build with verilator --binary --timing --assert, run and judge. `design` files "
+        "are checked for anything that could forge the verdict.",
+    )
 
     add_job_tools(server, jobs)
     return server

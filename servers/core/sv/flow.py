@@ -88,6 +88,24 @@ def tail(text: str, lines: int = LOG_TAIL_LINES) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def result_from(
+    outcome: ProcessOutcome, tool: Tool, started: float, log_text: str, **fields: object
+) -> ToolResult:
+    """A ToolResult with the process facts filled in; the caller gives the verdict fields."""
+    status = fields["status"]
+    return ToolResult(
+        exit_code=outcome.exit_code,
+        timed_out=outcome.timed_out,
+        truncated=outcome.truncated,
+        duration_s=time.monotonic() - started,
+        tool=tool.name,
+        tool_version=tool.version,
+        sandbox=outcome.sandbox,
+        output_tail=tail(log_text) if status != Status.PASS else None,
+        **fields,  # type: ignore[arg-type]
+    )
+
+
 class SimulatorFlow(ABC):
     """Template of compile/simulate/run_testbench; subclasses give the tool commands."""
 
@@ -317,19 +335,15 @@ class SimulatorFlow(ABC):
         artifacts = {"compile_log": self.workspace.relative(final_dir / "compile.log")}
         if status == Status.PASS:
             artifacts["executable"] = self.workspace.relative(executable)
-        result = ToolResult(
+        result = result_from(
+            outcome,
+            self.tool,
+            started,
+            text,
             status=status,
             summary=summary,
             diagnostics=diagnostics,
-            exit_code=outcome.exit_code,
-            timed_out=outcome.timed_out,
-            truncated=outcome.truncated,
-            duration_s=time.monotonic() - started,
-            tool=self.name,
-            tool_version=self.tool.version,
-            sandbox=outcome.sandbox,
             artifacts=artifacts,
-            output_tail=tail(text) if status != Status.PASS else None,
         )
         if status in (Status.PASS, Status.COMPILE_FAIL):
             self.cache.put(key, result)
@@ -396,22 +410,18 @@ class SimulatorFlow(ABC):
         if waves != "none" and wave_path.exists():
             artifacts["waves"] = self.workspace.relative(wave_path)
         await progress(0.95, f"{self.name}: {verdict.status}")
-        return ToolResult(
+        return result_from(
+            outcome,
+            self.tool,
+            started,
+            outcome.stdout,
             status=verdict.status,
             summary=verdict.summary,
             diagnostics=add_snippets(self.workspace, verdict.diagnostics),
             first_mismatch=verdict.first_mismatch,
             mismatch_count=verdict.mismatch_count,
             samples=verdict.samples,
-            exit_code=outcome.exit_code,
-            timed_out=outcome.timed_out,
-            truncated=outcome.truncated,
-            duration_s=time.monotonic() - started,
-            tool=self.name,
-            tool_version=self.tool.version,
-            sandbox=outcome.sandbox,
             artifacts=artifacts,
-            output_tail=tail(outcome.stdout) if verdict.status != Status.PASS else None,
         )
 
     async def run_testbench(
