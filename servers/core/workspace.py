@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 STATE_DIR = ".silicon-agent"
+KEEP_SCRATCH = 400  # per-call directories kept (logs and waves results point at)
+PRUNE_SLACK = 50
 WORKSPACE_ENV = "SILICON_AGENT_WORKSPACE"
 
 
@@ -108,6 +110,7 @@ class Workspace:
         """A fresh directory for one call: nothing else writes there."""
         base = self.state_dir / "scratch"
         base.mkdir(parents=True, exist_ok=True)
+        prune_oldest(base, KEEP_SCRATCH)
         scratch = base / f"{label}-{uuid.uuid4().hex[:12]}"
         scratch.mkdir()
         return scratch
@@ -135,3 +138,17 @@ def atomic_write(path: Path, data: bytes | str) -> None:
 
 def remove_tree(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
+
+
+def prune_oldest(directory: Path, keep: int) -> None:
+    """Remove the oldest entries once there are `keep + PRUNE_SLACK`, so the workspace does
+    not grow without bound; results whose artifacts are gone are no longer cache hits."""
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    if len(entries) <= keep + PRUNE_SLACK:
+        return
+    entries.sort(key=lambda e: e.stat(follow_symlinks=False).st_mtime)
+    for entry in entries[: len(entries) - keep]:
+        remove_tree(Path(entry.path))

@@ -84,3 +84,18 @@ def test_scratch_dirs_are_distinct(workspace_dir: Path) -> None:
     first, second = ws.new_scratch("x"), ws.new_scratch("x")
     assert first != second and first.is_dir() and second.is_dir()
     assert ws.state_dir in first.parents
+
+
+def test_scratch_is_pruned_to_a_bound(workspace_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import servers.core.workspace as workspace_module
+
+    monkeypatch.setattr(workspace_module, "KEEP_SCRATCH", 5)
+    monkeypatch.setattr(workspace_module, "PRUNE_SLACK", 2)
+    ws = Workspace.open(workspace_dir)
+    made = []
+    for i in range(12):
+        made.append(ws.new_scratch("p"))
+        os.utime(made[-1], (1_000_000 + i, 1_000_000 + i))
+    left = sorted((ws.state_dir / "scratch").iterdir())
+    assert len(left) <= 5 + 2 + 1
+    assert made[-1] in left and made[0] not in left

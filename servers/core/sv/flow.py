@@ -18,7 +18,14 @@ from ..progress import Progress, no_progress
 from ..runner import Limits, ProcessOutcome, run_process
 from ..sandbox import hand_over
 from ..toolchain import Tool
-from ..workspace import STATE_DIR, InvalidInput, Workspace, atomic_write, remove_tree
+from ..workspace import (
+    STATE_DIR,
+    InvalidInput,
+    Workspace,
+    atomic_write,
+    prune_oldest,
+    remove_tree,
+)
 from . import inputs
 from .enrich import add_snippets, merge
 from .slang_check import SlangReport, analyze
@@ -28,6 +35,7 @@ WAVE_DUMP_MODULE = "sa_wave_dump"
 WAVE_PLUSARG = "sa_waves"
 _STRING_LITERAL = re.compile(r'"([^"\n]{1,400})"')
 LOG_TAIL_LINES = 40
+KEEP_BUILDS = 200
 
 
 @dataclass
@@ -240,6 +248,7 @@ class SimulatorFlow(ABC):
         # Build in a private directory and rename it into place, so that concurrent calls
         # (here or in another server process) never see or remove each other's files.
         final_dir = out_dir
+        prune_oldest(final_dir.parent, KEEP_BUILDS)
         out_dir = final_dir.with_name(f"{final_dir.name}.tmp-{uuid.uuid4().hex[:8]}")
         out_dir.mkdir(parents=True)
         hand_over(out_dir)
