@@ -9,7 +9,7 @@ PIP := $(VENV)/bin/pip
 DEPS := .deps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := iverilog opensta bubblewrap g++ make perl python3 python3-venv \
-	liblz4-dev zlib1g-dev chromium git
+	liblz4-dev zlib1g-dev python3-tk chromium git
 OSU018_LIB := $(DEPS)/osu018/usr/share/qflow/tech/osu018/osu018_stdcells.lib
 PYTEST_ARGS ?=
 
@@ -38,7 +38,13 @@ $(VENV)/installed.stamp: pyproject.toml $(DEPS)/apt.stamp
 	$(PIP) install -q -e ".[ref,rag,synth,llm,oracles,dev]"
 	touch $@
 
-setup: $(VENV)/installed.stamp $(OSU018_LIB)
+# OpenLane 2 in its own venv: its pins (click<8.2 among them) stay out of the main one.
+.venv-openlane/installed.stamp:
+	$(PYTHON) -m venv .venv-openlane
+	.venv-openlane/bin/pip install -q "openlane==2.3.10" "click<8.2"
+	touch $@
+
+setup: $(VENV)/installed.stamp $(OSU018_LIB) .venv-openlane/installed.stamp
 
 run: setup
 	$(PY) -m servers.demo
