@@ -10,6 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .models import Category, Diagnostic, Severity
+
 STATE_DIR = ".silicon-agent"
 KEEP_SCRATCH = 400  # per-call directories kept (logs and waves results point at)
 PRUNE_SLACK = 50
@@ -23,6 +25,17 @@ class InvalidInput(ValueError):
         super().__init__(message)
         self.argument = argument
         self.hint = hint
+
+    def diagnostic(self) -> Diagnostic:
+        """The refusal as a diagnostic: the argument is its code, the hint says what to do."""
+        return Diagnostic(
+            severity=Severity.ERROR,
+            category=Category.INVALID_INPUT,
+            code=self.argument,
+            message=str(self),
+            hint=self.hint or "Correct the argument named in the message and call again.",
+            source="silicon-agent",
+        )
 
 
 def default_root(explicit: str | os.PathLike[str] | None = None) -> Path:

@@ -40,16 +40,7 @@ def _invalid(exc: InvalidInput) -> SynthResult:
     return SynthResult(
         status=Status.INVALID_INPUT,
         summary=str(exc),
-        diagnostics=[
-            Diagnostic(
-                severity=Severity.ERROR,
-                category=Category.INVALID_INPUT,
-                code=exc.argument,
-                message=str(exc),
-                hint=exc.hint or "Correct the argument named in the message and call again.",
-                source="silicon-agent",
-            )
-        ],
+        diagnostics=[exc.diagnostic()],
     )
 
 

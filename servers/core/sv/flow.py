@@ -60,16 +60,7 @@ def invalid_result(tool: Tool, exc: InvalidInput) -> ToolResult:
     return ToolResult(
         status=Status.INVALID_INPUT,
         summary=str(exc),
-        diagnostics=[
-            Diagnostic(
-                severity=Severity.ERROR,
-                category=Category.INVALID_INPUT,
-                code=exc.argument,
-                message=str(exc),
-                hint=exc.hint or "Correct the argument named in the message and call again.",
-                source="silicon-agent",
-            )
-        ],
+        diagnostics=[exc.diagnostic()],
         tool=tool.name,
         tool_version=tool.version,
     )
