@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -59,6 +60,11 @@ def _others_can_read(path: Path) -> bool:
     return True
 
 
+def _under_tmp(path: Path) -> bool:
+    resolved = path.resolve()
+    return resolved == Path("/tmp") or Path("/tmp") in resolved.parents
+
+
 def plan_sandbox(writable: list[Path], readable: list[Path]) -> SandboxPlan:
     bwrap = _bwrap_path()
     drop = os.geteuid() == 0 and shutil.which("setpriv") is not None
@@ -66,7 +72,13 @@ def plan_sandbox(writable: list[Path], readable: list[Path]) -> SandboxPlan:
     notes: list[str] = []
     prefix: list[str] = []
     if bwrap:
+        # A private /tmp: some writers (vvp's FST) call tmpfile(), which ignores TMPDIR.
+        # Whatever the tool must still see under /tmp (a workspace, this venv) is bound back.
         prefix = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        prefix += ["--perms", "1777", "--tmpfs", "/tmp"]
+        for path in sorted({*readable, Path(sys.prefix), Path(sys.base_prefix)}):
+            if _under_tmp(path):
+                prefix += ["--ro-bind", str(path), str(path)]
         for path in writable:
             prefix += ["--bind", str(path), str(path)]
         if drop and writable and not os.stat("/dev/null").st_mode & stat.S_IWOTH:

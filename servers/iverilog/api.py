@@ -49,10 +49,10 @@ class Icarus(SimulatorFlow):
     def run_argv(
         self, executable: Path, plusargs: list[str], waves: str, wave_path: Path
     ) -> list[str]:
-        argv = [toolchain.vvp().path or "vvp", "-N"]
+        # -fst is one of vvp's extended arguments: it must follow the image.
+        argv = [toolchain.vvp().path or "vvp", "-N", str(executable)]
         if waves == "fst":
             argv.append("-fst")
-        argv.append(str(executable))
         argv += [f"+{arg}" for arg in plusargs]
         if waves != "none":
             argv.append(f"+{WAVE_PLUSARG}={wave_path}")

@@ -117,3 +117,18 @@ async def test_compile_then_simulate(icarus: Icarus) -> None:
 async def test_simulate_refuses_a_non_image(icarus: Icarus) -> None:
     result = await icarus.simulate("examples/counter/counter.sv")
     assert result.status == Status.INVALID_INPUT and "not a vvp image" in result.summary
+
+
+async def test_fst_waves(icarus: Icarus) -> None:
+    result = await icarus.run_testbench(
+        ["examples/counter/counter.sv"], COUNTER_TB, plusargs=["CYCLES=40"], waves="fst"
+    )
+    assert result.status == Status.PASS
+    dump = icarus.workspace.root / result.artifacts["waves"]
+    assert dump.suffix == ".fst" and dump.stat().st_size > 100
+    from servers.vcd.reader import WaveFile
+
+    waves = WaveFile(dump)
+    count = waves.resolve("tb_counter.dut.count_r")
+    assert count.width == 8
+    assert waves.change_count(count) > 10

@@ -1,0 +1,203 @@
+"""The fan-in cone of a signal, read from the RTL with pyslang: which nets feed it through
+continuous assignments, procedural assignments (with the if/case conditions guarding them) and
+port connections, level by level."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pyslang
+from pyslang.ast import (
+    Compilation,
+    CompilationOptions,
+    ExpressionKind,
+    StatementKind,
+    SymbolKind,
+    VisitAction,
+)
+from pyslang.syntax import SyntaxTree
+
+# The suite's helper module and anything else that is not design.
+_SKIP_KINDS = {SymbolKind.Parameter, SymbolKind.TypeParameter}
+_SELECTS = {ExpressionKind.ElementSelect, ExpressionKind.RangeSelect, ExpressionKind.MemberAccess}
+
+
+@dataclass
+class DriverGraph:
+    """net -> the nets it is computed from (hierarchical names as slang spells them)."""
+
+    drivers: dict[str, set[str]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    def add(self, target: str, sources: set[str]) -> None:
+        self.drivers.setdefault(target, set()).update(s for s in sources if s != target)
+
+    def cone(self, start: str, depth: int, limit: int = 64) -> list[tuple[str, int]]:
+        """(net, level) breadth-first from `start` (level 0), at most `limit` nets."""
+        seen = {start: 0}
+        frontier = [start]
+        for level in range(1, depth + 1):
+            nxt: list[str] = []
+            for net in frontier:
+                for source in sorted(self.drivers.get(net, ())):
+                    if source not in seen and len(seen) < limit:
+                        seen[source] = level
+                        nxt.append(source)
+            frontier = nxt
+        return sorted(seen.items(), key=lambda item: (item[1], item[0]))
+
+
+def _names(node: object) -> set[str]:
+    """Every variable or net an expression or statement reads."""
+    found: set[str] = set()
+    if node is None:
+        return found
+
+    def visit(item: object) -> VisitAction:
+        kind = getattr(item, "kind", None)
+        if kind == ExpressionKind.NamedValue or kind == ExpressionKind.HierarchicalValue:
+            symbol = item.symbol  # type: ignore[attr-defined]
+            if symbol.kind not in _SKIP_KINDS:
+                found.add(symbol.hierarchicalPath)
+        return VisitAction.Advance
+
+    node.visit(visit)  # type: ignore[attr-defined]
+    return found
+
+
+def _lvalue(expr: object) -> tuple[set[str], set[str]]:
+    """(nets written, nets read by the indices) of an assignment target."""
+    kind = expr.kind  # type: ignore[attr-defined]
+    if kind in _SELECTS:
+        written, reads = _lvalue(expr.value)  # type: ignore[attr-defined]
+        if kind == ExpressionKind.ElementSelect:
+            reads |= _names(expr.selector)  # type: ignore[attr-defined]
+        elif kind == ExpressionKind.RangeSelect:
+            reads |= _names(expr.left) | _names(expr.right)  # type: ignore[attr-defined]
+        return written, reads
+    if kind == ExpressionKind.Concatenation:
+        written, reads = set(), set()
+        for operand in expr.operands:  # type: ignore[attr-defined]
+            w, r = _lvalue(operand)
+            written |= w
+            reads |= r
+        return written, reads
+    if kind == ExpressionKind.Conversion:
+        return _lvalue(expr.operand)  # type: ignore[attr-defined]
+    return _names(expr), set()
+
+
+def _assignments(expr: object, guards: set[str], graph: DriverGraph) -> None:
+    """Record every assignment inside an expression (there may be several, e.g. a++)."""
+
+    def visit(item: object) -> VisitAction:
+        if getattr(item, "kind", None) == ExpressionKind.Assignment:
+            written, index_reads = _lvalue(item.left)  # type: ignore[attr-defined]
+            sources = _names(item.right) | index_reads | guards  # type: ignore[attr-defined]
+            for target in written:
+                graph.add(target, sources)
+            return VisitAction.Skip
+        return VisitAction.Advance
+
+    expr.visit(visit)  # type: ignore[attr-defined]
+
+
+def _statement(stmt: object, guards: set[str], graph: DriverGraph) -> None:
+    if stmt is None:
+        return
+    kind = stmt.kind  # type: ignore[attr-defined]
+    if kind == StatementKind.List:
+        for item in stmt.list:  # type: ignore[attr-defined]
+            _statement(item, guards, graph)
+    elif kind == StatementKind.Block:
+        _statement(stmt.body, guards, graph)  # type: ignore[attr-defined]
+    elif kind == StatementKind.Timed:
+        _statement(stmt.stmt, guards, graph)  # type: ignore[attr-defined]
+    elif kind == StatementKind.Conditional:
+        inner = set(guards)
+        for condition in stmt.conditions:  # type: ignore[attr-defined]
+            inner |= _names(condition.expr)
+        _statement(stmt.ifTrue, inner, graph)  # type: ignore[attr-defined]
+        _statement(stmt.ifFalse, inner, graph)  # type: ignore[attr-defined]
+    elif kind == StatementKind.Case:
+        inner = guards | _names(stmt.expr)  # type: ignore[attr-defined]
+        for item in stmt.items:  # type: ignore[attr-defined]
+            item_guards = set(inner)
+            for expr in item.expressions:
+                item_guards |= _names(expr)
+            _statement(item.stmt, item_guards, graph)
+        _statement(stmt.defaultCase, inner, graph)  # type: ignore[attr-defined]
+    elif kind == StatementKind.ExpressionStatement:
+        _assignments(stmt.expr, guards, graph)  # type: ignore[attr-defined]
+    else:
+        # Loops and the rest: every assignment inside depends on everything the statement reads.
+        _assignments(stmt, guards | _names(stmt), graph)
+
+
+def _instance(inst: object, graph: DriverGraph) -> None:
+    body = inst.body  # type: ignore[attr-defined]
+    for conn in inst.portConnections:  # type: ignore[attr-defined]
+        port = conn.port
+        internal = getattr(port, "internalSymbol", None)
+        expr = conn.expression
+        if internal is None or expr is None:
+            continue
+        inner_name = internal.hierarchicalPath
+        if port.direction == pyslang.ast.ArgumentDirection.In:
+            graph.add(inner_name, _names(expr))
+        elif expr.kind == ExpressionKind.Assignment:
+            written, _ = _lvalue(expr.left)
+            for target in written:
+                graph.add(target, {inner_name})
+        else:
+            for target in _names(expr):
+                graph.add(target, {inner_name})
+    for member in body:
+        kind = member.kind
+        if kind == SymbolKind.ContinuousAssign:
+            _assignments(member.assignment, set(), graph)
+        elif kind == SymbolKind.ProceduralBlock:
+            _statement(member.body, set(), graph)
+        elif kind == SymbolKind.Instance:
+            _instance(member, graph)
+        elif kind in (SymbolKind.Net, SymbolKind.Variable):
+            initializer = getattr(member, "initializer", None)
+            if initializer is not None and kind == SymbolKind.Net:
+                graph.add(member.hierarchicalPath, _names(initializer))
+        elif kind == SymbolKind.GenerateBlock and not getattr(member, "isUninstantiated", False):
+            _scope(member, graph)
+        elif kind == SymbolKind.GenerateBlockArray:
+            for entry in member.entries:
+                _scope(entry, graph)
+
+
+def _scope(scope: object, graph: DriverGraph) -> None:
+    class Wrapper:
+        body = scope
+        portConnections: Sequence[object] = ()
+
+    _instance(Wrapper(), graph)
+
+
+def driver_graph(sources: Sequence[Path], top: str | None = None) -> DriverGraph:
+    """Elaborate the sources and collect every driver edge of every instance."""
+    options = CompilationOptions()
+    if top:
+        options.topModules = {top}
+    compilation = Compilation(pyslang.Bag([options]))
+    manager = pyslang.SourceManager()
+    for path in sources:
+        compilation.addSyntaxTree(SyntaxTree.fromFile(str(path), manager))
+    graph = DriverGraph()
+    for diag in compilation.getAllDiagnostics():
+        if diag.isError():
+            location = diag.location
+            graph.errors.append(
+                f"{Path(manager.getFileName(location)).name}:{manager.getLineNumber(location)}: "
+                f"{pyslang.DiagnosticEngine(manager).formatMessage(diag)}"
+            )
+    for inst in compilation.getRoot().topInstances:
+        _instance(inst, graph)
+    return graph
