@@ -9,7 +9,7 @@ PIP := $(VENV)/bin/pip
 DEPS := .deps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := iverilog opensta bubblewrap g++ make perl python3 python3-venv \
-	liblz4-dev zlib1g-dev python3-tk chromium git
+	liblz4-dev zlib1g-dev python3-tk fonts-dejavu-core chromium git
 OSU018_LIB := $(DEPS)/osu018/usr/share/qflow/tech/osu018/osu018_stdcells.lib
 PYTEST_ARGS ?=
 

