@@ -29,6 +29,7 @@ def file_digest(path: Path) -> str:
 def tree_digest(path: Path) -> str:
     """Digest of a directory's files (names and contents), bounded in size."""
     digest = hashlib.sha256()
+    # is_file() follows links but a FIFO is not a file: only regular files are ever opened.
     files = sorted(p for p in path.rglob("*") if p.is_file())[:_MAX_DIR_FILES]
     for item in files:
         digest.update(item.relative_to(path).as_posix().encode())

@@ -109,7 +109,7 @@ class Verilator(SimulatorFlow):
             tool_version=self.tool.version,
             operation="lint",
             options={"defines": src.defines, "top": src.top},
-            files=[*src.files, *src.include_dirs],
+            files=src.inputs,
         )
         cached = self.cache.get(key, ToolResult)
         if cached is not None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import difflib
 import re
-from pathlib import Path
 
 from ..models import Category, Diagnostic, Severity
-from ..workspace import Workspace
+from ..workspace import InvalidInput, Workspace
 from .categories import HINTS
+from .includes import is_regular_file
 
 SNIPPET_CONTEXT = 2
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
@@ -99,7 +99,7 @@ def add_snippets(workspace: Workspace, diagnostics: list[Diagnostic]) -> list[Di
         if diag.file and diag.line:
             lines = cache.get(diag.file)
             if lines is None:
-                lines = _read_lines(workspace.root / diag.file)
+                lines = _read_lines(workspace, diag.file)
                 cache[diag.file] = lines
             if lines:
                 column = diag.column or _column_of_quoted(diag, lines)
@@ -114,7 +114,15 @@ def add_snippets(workspace: Workspace, diagnostics: list[Diagnostic]) -> list[Di
     return out
 
 
-def _read_lines(path: Path) -> list[str]:
+def _read_lines(workspace: Workspace, name: str) -> list[str]:
+    """A file a diagnostic names, read only if it is a regular file inside the workspace: a
+    `line directive can make a tool name any file on the machine."""
+    try:
+        path = workspace.resolve(name, argument="file", must_exist=True)
+    except InvalidInput:
+        return []
+    if not is_regular_file(path):
+        return []
     try:
         return path.read_text(errors="replace").splitlines()
     except OSError:

@@ -9,7 +9,7 @@ import time
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cache import ResultCache
@@ -28,6 +28,7 @@ from ..workspace import (
 )
 from . import inputs
 from .enrich import add_snippets, merge
+from .includes import include_closure, is_regular_file
 from .slang_check import SlangReport, analyze
 from .verdict import VERDICT_LINES, judge
 
@@ -54,6 +55,15 @@ class Sources:
     defines: dict[str, str]
     include_dirs: list[Path]
     top: str | None
+    includes: list[Path] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.includes = self.includes or []
+
+    @property
+    def inputs(self) -> list[Path]:
+        """Everything whose content decides a build."""
+        return [*self.files, *self.includes, *self.include_dirs]
 
 
 def invalid_result(tool: Tool, exc: InvalidInput) -> ToolResult:
@@ -143,12 +153,15 @@ class SimulatorFlow(ABC):
         include_dirs: Sequence[str] | None,
         top: str | None,
     ) -> Sources:
+        files = inputs.source_files(self.workspace, sources, "sources")
+        dirs = inputs.include_dirs(self.workspace, include_dirs)
         return Sources(
-            files=inputs.source_files(self.workspace, sources, "sources"),
+            files=files,
             design=[],
             defines=inputs.defines(defines),
-            include_dirs=inputs.include_dirs(self.workspace, include_dirs),
+            include_dirs=dirs,
             top=inputs.top_module(top),
+            includes=include_closure(self.workspace, files, dirs),
         )
 
     def wave_dump_file(self, out_dir: Path, top: str | None) -> Path:
@@ -197,7 +210,7 @@ class SimulatorFlow(ABC):
             tool_version=self.tool.version,
             operation="build",
             options=options,
-            files=[*src.files, *src.include_dirs],
+            files=src.inputs,
         )
 
     async def _build(
@@ -234,7 +247,10 @@ class SimulatorFlow(ABC):
         )
         if src.top is None and self.binds_wave_dump and waves != "none":
             # The wave dump is bound into the top module, so the top must be known first.
-            tops = [t for t in (await slang_task).tops if t != WAVE_DUMP_MODULE]
+            try:
+                tops = [t for t in (await slang_task).tops if t != WAVE_DUMP_MODULE]
+            except InvalidInput as exc:
+                return Build(invalid_result(self.tool, exc), None, key)
             src.top = tops[0] if len(tops) == 1 else None
         # Build in a private directory and rename it into place, so that concurrent calls
         # (here or in another server process) never see or remove each other's files.
@@ -257,6 +273,9 @@ class SimulatorFlow(ABC):
                 limits=Limits(cpu_s=int(self.compile_timeout_s) + 10),
             )
             report: SlangReport = await slang_task
+        except InvalidInput as exc:
+            remove_tree(out_dir)
+            return Build(invalid_result(self.tool, exc), None, key)
         except BaseException:
             slang_task.cancel()
             remove_tree(out_dir)
@@ -374,7 +393,10 @@ class SimulatorFlow(ABC):
                 resolved = self.workspace.resolve(text, must_exist=True, kind="any")
             except InvalidInput:
                 continue
-            if resolved != self.workspace.root and STATE_DIR not in resolved.parts:
+            if resolved == self.workspace.root or STATE_DIR in resolved.parts:
+                continue
+            # A named pipe or device must never be opened here: it would block the server.
+            if is_regular_file(resolved) or resolved.is_dir():
                 found.append(resolved)
         return sorted(set(found))
 
@@ -446,12 +468,14 @@ class SimulatorFlow(ABC):
         try:
             design_files = inputs.source_files(self.workspace, design, "design")
             bench_files = inputs.source_files(self.workspace, testbench, "testbench")
+            dirs = inputs.include_dirs(self.workspace, include_dirs)
             src = Sources(
                 files=[*design_files, *bench_files],
                 design=design_files,
                 defines=inputs.defines(defines),
-                include_dirs=inputs.include_dirs(self.workspace, include_dirs),
+                include_dirs=dirs,
                 top=inputs.top_module(top),
+                includes=include_closure(self.workspace, [*design_files, *bench_files], dirs),
             )
             args = inputs.plusargs(plusargs)
             limit = inputs.timeout(timeout_s)
@@ -468,7 +492,7 @@ class SimulatorFlow(ABC):
                 "waves": wave_format,
                 "design": [self.workspace.relative(p) for p in src.design],
             },
-            files=[*src.files, *src.include_dirs, *self.runtime_inputs(src.files, args)],
+            files=[*src.inputs, *self.runtime_inputs([*src.files, *src.includes], args)],
         )
         cached = self.cache.get(run_key, ToolResult)
         if cached is not None:

@@ -1,0 +1,130 @@
+"""What a set of sources pulls in with `include, checked before any tool reads it.
+
+Every include must name a regular file inside the workspace: an include of /etc/... would be
+read by slang in the server process (outside the sandbox) and quoted back in diagnostics, and a
+named pipe would block it forever. The closure also goes into the cache keys, so an edited
+header is never answered from a stale build.
+"""
+
+from __future__ import annotations
+
+import re
+import stat
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from ..workspace import InvalidInput, Workspace
+
+MAX_INCLUDED_FILES = 500
+MAX_DEPTH = 16
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
+_INCLUDE = re.compile(r'`include\b\s*(?P<arg>"[^"\n]*"|<[^>\n]*>|\S+)')
+_DEFINE = re.compile(
+    r"`(?P<kind>define|undef)\s+(?P<name>[A-Za-z_]\w*)|`(?P<all>resetall|undefineall)\b"
+)
+_MACRO_USE = re.compile(r"`(?:ifdef|ifndef|elsif)\s+(?P<cond>[A-Za-z_]\w*)|`(?P<use>[A-Za-z_]\w*)")
+_DIRECTIVES = frozenset(
+    {
+        "define", "undef", "ifdef", "ifndef", "elsif", "else", "endif", "include", "timescale",
+        "default_nettype", "resetall", "undefineall", "line", "celldefine", "endcelldefine",
+        "pragma", "begin_keywords", "end_keywords", "unconnected_drive", "nounconnected_drive",
+        "__FILE__", "__LINE__",
+    }
+)  # fmt: skip
+
+
+def strip_comments(text: str) -> str:
+    """Comments blanked out (newlines kept, so line numbers stay right)."""
+    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def is_regular_file(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False
+
+
+def _locate(
+    workspace: Workspace, name: str, including: Path, include_dirs: Sequence[Path]
+) -> Path | None:
+    """The file an include names, searched as the compilers do: next to the including file,
+    the working directory (the workspace root), then the include directories."""
+    relative = workspace.relative(including)
+    if Path(name).is_absolute():
+        candidates = [Path(name)]
+    else:
+        candidates = [including.parent / name, workspace.root / name]
+        candidates += [directory / name for directory in include_dirs]
+    for candidate in candidates:
+        if not candidate.exists():
+            continue
+        try:
+            target = workspace.resolve(
+                str(candidate), argument="include", must_exist=True, kind="any"
+            )
+        except InvalidInput as exc:
+            raise InvalidInput(
+                f'{relative}: `include "{name}" reaches outside the workspace',
+                argument="include",
+                hint="Keep included files inside the workspace and name them relative to it.",
+            ) from exc
+        if not is_regular_file(target):
+            raise InvalidInput(
+                f'{relative}: `include "{name}" is not a regular file', argument="include"
+            )
+        return target
+    return None
+
+
+def include_closure(
+    workspace: Workspace, sources: Iterable[Path], include_dirs: Sequence[Path] = ()
+) -> list[Path]:
+    """Every file the sources include, transitively; refuses includes that leave the
+    workspace, are not regular files, or are not a plain quoted name."""
+    seen: set[Path] = set()
+    found: list[Path] = []
+    stack = [(path, 0) for path in sources]
+    while stack:
+        path, depth = stack.pop()
+        text = strip_comments(path.read_text(errors="replace"))
+        for match in _INCLUDE.finditer(text):
+            arg = match["arg"]
+            if not (arg.startswith('"') and arg.endswith('"')):
+                raise InvalidInput(
+                    f"{workspace.relative(path)}: `include {arg} is not a quoted file name",
+                    argument="include",
+                    hint='Write `include "file.svh" with a path relative to the workspace.',
+                )
+            target = _locate(workspace, arg[1:-1], path, include_dirs)
+            if target is None or target in seen:
+                continue
+            seen.add(target)
+            found.append(target)
+            if len(found) > MAX_INCLUDED_FILES:
+                raise InvalidInput("more than 500 included files", argument="include")
+            if depth < MAX_DEPTH:
+                stack.append((target, depth + 1))
+    return found
+
+
+def defined_macros(path: Path) -> list[tuple[str, int, int]]:
+    """(`define/`undef NAME or `resetall/`undefineall, line, column) in a file."""
+    text = strip_comments(path.read_text(errors="replace"))
+    found = []
+    for match in _DEFINE.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
+        found.append((match["name"] or f"`{match['all']}", line, column))
+    return found
+
+
+def used_macros(paths: Iterable[Path]) -> set[str]:
+    names: set[str] = set()
+    for path in paths:
+        text = strip_comments(path.read_text(errors="replace"))
+        for match in _MACRO_USE.finditer(text):
+            name = match["cond"] or match["use"]
+            if name not in _DIRECTIVES:
+                names.add(name)
+    return names

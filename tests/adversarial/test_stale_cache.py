@@ -1,0 +1,57 @@
+"""A cached PASS must not outlive a change to any file the compile read."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+import pytest
+
+from servers.core.models import Status
+from servers.iverilog.api import Icarus
+
+from .conftest import TB_COUNTER, put
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("SILICON_AGENT_NO_CACHE") == "1", reason="the result cache is turned off"
+)
+
+DESIGN = """module counter #(parameter int WIDTH = 8) (
+    input logic clk, input logic rst_n, input logic en_i, output logic [WIDTH-1:0] count_o
+);
+  logic [WIDTH-1:0] count_r;
+  always_ff @(posedge clk) if (!rst_n) count_r <= '0; else if (en_i) count_r <= count_r + {step};
+  assign count_o = count_r;
+endmodule
+"""
+
+
+def run(icarus: Icarus, design: str, **kw: object):
+    return asyncio.run(icarus.run_testbench([design], [TB_COUNTER], timeout_s=60, **kw))
+
+
+def test_editing_a_directly_included_file_is_seen(icarus: Icarus, adv_root) -> None:
+    put(adv_root, "stale1/body.svh", DESIGN.format(step="1'b1"))
+    design = put(adv_root, "stale1/top.sv", '`include "stale1/body.svh"\n')
+    assert run(icarus, design).status == Status.PASS
+    put(adv_root, "stale1/body.svh", DESIGN.format(step="2'd2"))
+    again = run(icarus, design)
+    assert again.status == Status.SIM_FAIL, f"{again.status} cache_hit={again.cache_hit}"
+
+
+def test_editing_a_file_in_an_include_dir_is_seen(icarus: Icarus, adv_root) -> None:
+    put(adv_root, "stale2/inc/body.svh", DESIGN.format(step="1'b1"))
+    design = put(adv_root, "stale2/top.sv", '`include "body.svh"\n')
+    assert run(icarus, design, include_dirs=["stale2/inc"]).status == Status.PASS
+    put(adv_root, "stale2/inc/body.svh", DESIGN.format(step="2'd2"))
+    assert run(icarus, design, include_dirs=["stale2/inc"]).status == Status.SIM_FAIL
+
+
+def test_editing_a_nested_include_is_seen(icarus: Icarus, adv_root) -> None:
+    put(adv_root, "stale3/body.svh", DESIGN.format(step="1'b1"))
+    put(adv_root, "stale3/middle.svh", '`include "stale3/body.svh"\n')
+    design = put(adv_root, "stale3/top.sv", '`include "stale3/middle.svh"\n')
+    assert run(icarus, design).status == Status.PASS
+    put(adv_root, "stale3/body.svh", DESIGN.format(step="2'd2"))
+    again = run(icarus, design)
+    assert again.status == Status.SIM_FAIL, f"{again.status} cache_hit={again.cache_hit}"
