@@ -35,7 +35,8 @@ $(VENV)/installed.stamp: pyproject.toml $(DEPS)/apt.stamp
 	$(PIP) install -q --upgrade pip
 	# The CPU build of torch first, so that no package pulls the CUDA one.
 	$(PIP) install -q "torch==2.13.0"
-	$(PIP) install -q -e ".[ref,rag,synth,llm,oracles,dev]"
+	# llama.cpp is compiled here; a native (-march=native) build crashes on some CPUs.
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) install -q -e ".[ref,rag,synth,llm,local,oracles,dev]"
 	touch $@
 
 # OpenLane 2 in its own venv: its pins (click<8.2 among them) stay out of the main one.

@@ -14,6 +14,7 @@ from typing import Literal
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 
+from host.roles.prompts import register_role_prompts
 from servers.core.jobs import JobManager
 from servers.core.mcp_app import add_job_tools, mcp_progress, serve
 from servers.core.workspace import Workspace
@@ -130,6 +131,7 @@ def build(
         return f"{LIBRARIAN_RULES}\n\nQuestion: {question}"
 
     add_job_tools(server, jobs)
+    register_role_prompts(server)
     return server
 
 

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from mcp.server.mcpserver import Context, Image, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
+from host.roles.prompts import register_role_prompts
 from servers.core.jobs import JobManager
 from servers.core.mcp_app import add_job_tools, mcp_progress, serve
 from servers.core.workspace import Workspace
@@ -215,6 +216,7 @@ def build(workspace: Workspace) -> MCPServer:
             }
         ),
     )
+    register_role_prompts(server)
     return server
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import Context, MCPServer
 
+from host.roles.prompts import register_role_prompts
 from servers.core.jobs import JobManager
 from servers.core.mcp_app import add_job_tools, mcp_progress, serve
 from servers.core.models import ToolResult
@@ -47,6 +48,7 @@ def build(workspace: Workspace) -> MCPServer:
     )
 
     add_job_tools(server, jobs)
+    register_role_prompts(server)
     return server
 
 

@@ -1,0 +1,162 @@
+"""`agent-host`: run a design, show status, resume a stopped run, write its report, bench."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+
+from .runs import create_run, execute_run, resolve_run
+from .state import StateStore
+
+RUNS_ENV = "AGENT_HOST_RUNS"
+
+
+def runs_dir(args: argparse.Namespace) -> Path:
+    return Path(args.runs_dir or os.environ.get(RUNS_ENV) or "runs")
+
+
+def print_blocks(run: Path) -> None:
+    store = StateStore(run / "state.sqlite")
+    try:
+        meta = store.meta()
+        print(
+            f"run {run.name}: phase={meta.get('phase')} tokens={meta.get('tokens_spent')} "
+            f"cost=${float(meta.get('cost_spent') or 0):.4f}"
+        )
+        for name, state in store.blocks().items():
+            extra = ""
+            if state.escalation and state.status == "ESCALATED":
+                extra = f"  ({state.escalation.get('reason')})"
+            print(
+                f"  {name:24s} {state.status:12s} iterations={state.iteration:<3d} "
+                f"phase={state.phase}{extra}"
+            )
+    finally:
+        store.close()
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    run = create_run(
+        args.design,
+        runs_dir(args),
+        config_path=args.config,
+        mcp_path=args.mcp_config,
+        only=args.block or None,
+        run_id=args.run_id,
+    )
+    print(f"run {run.name} in {run}", flush=True)
+    asyncio.run(execute_run(run))
+    print_blocks(run)
+    return 0
+
+
+def cmd_resume(args: argparse.Namespace) -> int:
+    run = resolve_run(args.run, runs_dir(args))
+    if args.redo:
+        store = StateStore(run / "state.sqlite")
+        try:
+            known = store.blocks()
+            for name in args.redo:
+                if name not in known:
+                    raise ValueError(f"no block '{name}' in run {run.name}")
+                store.redo(name)
+            if store.meta().get("only"):
+                store.set_meta(only=sorted({*store.meta()["only"], *args.redo}))
+        finally:
+            store.close()
+    asyncio.run(execute_run(run))
+    print_blocks(run)
+    return 0
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    if args.run:
+        print_blocks(resolve_run(args.run, runs_dir(args)))
+        return 0
+    base = runs_dir(args)
+    runs = (
+        sorted(p for p in base.iterdir() if (p / "state.sqlite").exists()) if base.is_dir() else []
+    )
+    if not runs:
+        print(f"no runs in {base}")
+    for run in runs:
+        print_blocks(run)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from .report import write_report
+
+    run = resolve_run(args.run, runs_dir(args))
+    path = write_report(run, Path(args.out) if args.out else None)
+    print(path)
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import run_suite
+
+    summary = asyncio.run(
+        run_suite(
+            Path(args.suite), runs_dir(args), config_path=args.config, mcp_path=args.mcp_config
+        )
+    )
+    print(json.dumps(summary, indent=1))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    main = argparse.ArgumentParser(prog="agent-host", description=__doc__)
+    main.add_argument("--runs-dir", help=f"where runs live (default ${RUNS_ENV} or ./runs)")
+    commands = main.add_subparsers(dest="command", required=True)
+
+    run = commands.add_parser("run", help="build a design's blocks until they pass or escalate")
+    run.add_argument("design")
+    run.add_argument("--block", action="append", help="only this block (and what it uses)")
+    run.add_argument("--config", help="host config YAML, or a preset: local, cloud")
+    run.add_argument("--mcp-config", help="mcp.json (default: the repository's)")
+    run.add_argument("--run-id")
+    run.set_defaults(func=cmd_run)
+
+    status = commands.add_parser("status", help="blocks and budget of one run or all runs")
+    status.add_argument("run", nargs="?")
+    status.set_defaults(func=cmd_status)
+
+    resume = commands.add_parser("resume", help="continue a stopped or killed run")
+    resume.add_argument("run")
+    resume.add_argument(
+        "--redo",
+        action="append",
+        help="write this block again (its spec or interface changed); passing blocks that "
+        "use it are re-verified if its module header changes",
+    )
+    resume.set_defaults(func=cmd_resume)
+
+    report = commands.add_parser("report", help="write the run's HTML report")
+    report.add_argument("run")
+    report.add_argument("--out")
+    report.set_defaults(func=cmd_report)
+
+    bench = commands.add_parser("bench", help="pass rate, iterations, tokens, cost of a suite")
+    bench.add_argument("suite")
+    bench.add_argument("--config")
+    bench.add_argument("--mcp-config")
+    bench.set_defaults(func=cmd_bench)
+    return main
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (FileNotFoundError, ValueError, RuntimeError) as exc:
+        print(f"agent-host: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The LLM gateway: one provider interface over local and cloud models."""

@@ -1,0 +1,158 @@
+"""The host's MCP client: starts the servers listed in mcp.json (Claude Desktop's
+`mcpServers` format) over stdio, or connects over HTTP, discovers their tools and calls them."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client, StdioServerParameters
+from pydantic import BaseModel, ConfigDict, Field
+
+from .llm.types import ToolSpec
+
+WORKSPACE_ENV = "SILICON_AGENT_WORKSPACE"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class ServerEntry(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    command: str | None = None
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    url: str | None = Field(None, description="Streamable-HTTP endpoint instead of a command")
+
+
+class McpConfig(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    mcpServers: dict[str, ServerEntry]
+
+
+class ToolCallFailed(Exception):
+    def __init__(self, server: str, tool: str, message: str) -> None:
+        super().__init__(f"{server}.{tool}: {message}")
+        self.server = server
+        self.tool = tool
+
+
+def default_mcp_config() -> Path:
+    return REPO_ROOT / "mcp.json"
+
+
+def load_mcp_config(path: str | Path | None) -> McpConfig:
+    return McpConfig.model_validate(json.loads(Path(path or default_mcp_config()).read_text()))
+
+
+def local_mcp_config(servers: list[str]) -> McpConfig:
+    """The servers of this checkout, launched with this interpreter (used when no mcp.json)."""
+    return McpConfig(
+        mcpServers={
+            name: ServerEntry(command=sys.executable, args=["-m", f"servers.{name}.server"])
+            for name in servers
+        }
+    )
+
+
+class ServerPool:
+    """The connected servers; one that fails to start is recorded, not fatal: the loop runs
+    with what responds (iverilog and verilator are the minimum)."""
+
+    def __init__(
+        self,
+        config: McpConfig | None = None,
+        workspace: Path | None = None,
+        in_process: dict[str, Any] | None = None,
+        only: list[str] | None = None,
+    ) -> None:
+        self.config = config or McpConfig(mcpServers={})
+        self.workspace = workspace
+        self.in_process = dict(in_process or {})
+        self.only = only
+        self.clients: dict[str, Client] = {}
+        self.tools: dict[str, dict[str, ToolSpec]] = {}
+        self.failed: dict[str, str] = {}
+        self._stack = contextlib.AsyncExitStack()
+
+    def _target(self, name: str, entry: ServerEntry) -> Any:
+        if entry.url:
+            return entry.url
+        # A bare console-script name also resolves next to this interpreter (the venv's bin),
+        # so an mcp.json naming `mcp-iverilog` works without an activated environment.
+        command = entry.command and (
+            shutil.which(entry.command)
+            or shutil.which(entry.command, path=str(Path(sys.executable).parent))
+        )
+        if not command:
+            raise FileNotFoundError(f"command not found: {entry.command}")
+        env = dict(entry.env)
+        if self.workspace is not None and "--workspace" not in entry.args:
+            env[WORKSPACE_ENV] = str(self.workspace)
+        return StdioServerParameters(
+            command=command, args=list(entry.args), env=env, cwd=str(REPO_ROOT)
+        )
+
+    async def __aenter__(self) -> ServerPool:
+        targets: dict[str, Any] = dict(self.in_process)
+        for name, entry in self.config.mcpServers.items():
+            if name in targets or (self.only is not None and name not in self.only):
+                continue
+            try:
+                targets[name] = self._target(name, entry)
+            except FileNotFoundError as exc:
+                self.failed[name] = str(exc)
+        for name, target in targets.items():
+            try:
+                # No cancel scope around the enter: the client's task group outlives it.
+                client = Client(target)
+                await self._stack.enter_async_context(client)
+                with anyio.fail_after(60):
+                    listed = await client.list_tools()
+            except Exception as exc:  # a server that does not come up is reported, not fatal
+                self.failed[name] = f"{type(exc).__name__}: {exc}"[:300]
+                continue
+            self.clients[name] = client
+            self.tools[name] = {
+                tool.name: ToolSpec(
+                    name=tool.name,
+                    description=tool.description or "",
+                    input_schema=dict(tool.input_schema or {"type": "object"}),
+                )
+                for tool in listed.tools
+            }
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self._stack.aclose()
+
+    def has(self, server: str, tool: str) -> bool:
+        return tool in self.tools.get(server, {})
+
+    def spec(self, server: str, tool: str) -> ToolSpec:
+        return self.tools[server][tool]
+
+    async def call(
+        self, server: str, tool: str, arguments: dict[str, Any], timeout_s: float = 300.0
+    ) -> dict[str, Any]:
+        """The tool's structured result; a tool error becomes ToolCallFailed."""
+        if not self.has(server, tool):
+            raise ToolCallFailed(server, tool, "no such tool on a connected server")
+        result = await self.clients[server].call_tool(
+            tool, arguments, read_timeout_seconds=timeout_s
+        )
+        text = "\n".join(getattr(block, "text", "") for block in result.content or [])
+        if result.is_error:
+            raise ToolCallFailed(server, tool, text[:1000] or "tool error")
+        if result.structured_content is not None:
+            return dict(result.structured_content)
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            return {"text": text}
+        return value if isinstance(value, dict) else {"result": value}

@@ -1,0 +1,145 @@
+"""The design-level scheduler: a DAG of blocks, ready blocks stepped in parallel with a
+bounded pool, failing blocks before new ones, a checkpoint after every step, regression of
+passing dependents when an interface they use changes."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from .design import topological_order
+from .llm.gateway import Ledger, now_iso
+from .loop import BlockLoop, StepOutput, Team
+from .runfolder import RunFolder
+from .state import DONE, FINISHED, BlockState, BlockStatus, StateStore, StepRecord
+
+PRIORITY = {BlockStatus.FAILING: 0, BlockStatus.IN_PROGRESS: 1, BlockStatus.NOT_STARTED: 2}
+
+log = logging.getLogger(__name__)
+
+
+class Orchestrator:
+    def __init__(self, team: Team, store: StateStore, folder: RunFolder) -> None:
+        self.team = team
+        self.store = store
+        self.folder = folder
+        self.order = topological_order(team.design)
+        self.loops = {b.name: BlockLoop(team, b) for b in team.design.blocks}
+
+    def selected(self, only: list[str] | None) -> set[str]:
+        if not only:
+            return set(self.order)
+        chosen: set[str] = set()
+        for name in only:
+            chosen.add(name)
+            chosen.update(d.name for d in self.team.design.dependencies(name))
+        return chosen
+
+    def ready(self, states: dict[str, BlockState], chosen: set[str], busy: set[str]) -> list[str]:
+        names = []
+        for name in self.order:
+            state = states[name]
+            if name not in chosen or name in busy or state.status in FINISHED:
+                continue
+            deps = self.team.design.block(name).depends_on
+            if all(states[d].status in DONE for d in deps):
+                names.append(name)
+        return sorted(names, key=lambda n: (PRIORITY.get(states[n].status, 3), self.order.index(n)))
+
+    def blocked(self, states: dict[str, BlockState], chosen: set[str]) -> list[str]:
+        return [
+            n
+            for n in self.order
+            if n in chosen
+            and states[n].status not in FINISHED
+            and any(
+                states[d].status == BlockStatus.ESCALATED
+                for d in self.team.design.block(n).depends_on
+            )
+        ]
+
+    def commit(self, output: StepOutput, states: dict[str, BlockState]) -> None:
+        extra = self.regression(output.state, states)
+        seq = self.store.commit_step(
+            output.record,
+            output.state,
+            output.ledger,
+            (self.team.gateway.tokens_spent, self.team.gateway.cost_spent),
+            output.errors,
+            extra,
+        )
+        states[output.state.name] = output.state
+        for other in extra:
+            states[other.name] = other
+        self.folder.export(self.store, since_seq=seq - 1)
+
+    def regression(self, state: BlockState, states: dict[str, BlockState]) -> list[BlockState]:
+        """A block that passes with a changed interface sends its passing dependents back to
+        verification (their code is kept; they re-enter at the check step)."""
+        previous = states[state.name]
+        if state.status not in DONE or previous.interface_sig is None:
+            return []
+        if state.interface_sig == previous.interface_sig:
+            return []
+        again = []
+        for name in self.team.design.dependents(state.name):
+            other = states[name].model_copy(deep=True)
+            if other.status in DONE:
+                other.status = BlockStatus.IN_PROGRESS
+                other.phase = "check"
+                other.recheck = True
+                again.append(other)
+        return again
+
+    def escalate_blocked(self, states: dict[str, BlockState], chosen: set[str]) -> None:
+        for name in self.blocked(states, chosen):
+            state = states[name].model_copy(deep=True)
+            deps = [
+                d
+                for d in self.team.design.block(name).depends_on
+                if states[d].status == BlockStatus.ESCALATED
+            ]
+            state.status = BlockStatus.ESCALATED
+            state.escalation = {"reason": f"blocked: dependency {', '.join(deps)} escalated"}
+            record = StepRecord(
+                block=name,
+                step_no=state.step_no,
+                kind="blocked",
+                iteration=state.iteration,
+                outcome="escalated",
+                started_at=now_iso(),
+                finished_at=now_iso(),
+                detail={"dependencies": deps},
+            )
+            state.step_no += 1
+            state.phase = "done"
+            self.commit(StepOutput(state=state, record=record, ledger=Ledger()), states)
+
+    async def run(self, only: list[str] | None = None) -> dict[str, BlockState]:
+        states = self.store.blocks()
+        chosen = self.selected(only)
+        limit = max(1, self.team.config.limits.parallel_blocks)
+        self.store.set_meta(phase="running", only=only)
+        running: dict[asyncio.Task[StepOutput], str] = {}
+        try:
+            while True:
+                for name in self.ready(states, chosen, set(running.values())):
+                    if len(running) >= limit:
+                        break
+                    task = asyncio.create_task(self.loops[name].step(states[name]))
+                    running[task] = name
+                if not running:
+                    self.escalate_blocked(states, chosen)
+                    if not self.ready(states, chosen, set()):
+                        break
+                    continue
+                done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for task in done:
+                    running.pop(task)
+                    self.commit(task.result(), states)
+        finally:
+            for task in running:
+                task.cancel()
+        finished = all(states[n].status in FINISHED for n in chosen)
+        self.store.set_meta(phase="done" if finished else "stopped")
+        return states

@@ -1,0 +1,108 @@
+"""The user-turn text of each role step, built only from what a generating role may see:
+the specification, the interface, dependency interfaces, librarian notes and feedback."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .design import Block, Design
+from .roles.prompts import FIX_ONLY
+from .state import BlockState, Feedback
+
+
+def block_brief(design: Design, block: Block, state: BlockState, step: str, limit: int) -> str:
+    lines = [
+        f"Block: {block.name}",
+        f"Step: {step}",
+        f"Attempt: {state.iteration + 1} of {limit}",
+        f"Top module: {block.top}",
+        "",
+        "Specification:",
+        block.spec.strip() or "(see the interface)",
+        "",
+        "Interface (implement exactly this module header):",
+        block.interface.strip(),
+    ]
+    if block.refs_3gpp:
+        lines += ["", "3GPP references: " + ", ".join(block.refs_3gpp)]
+    deps = design.dependencies(block.name)
+    if deps:
+        lines += ["", "Modules this block may instantiate (verified, do not rewrite them):"]
+        lines += [f"- {d.top}: {d.interface.strip()}" for d in deps]
+    if state.librarian_notes:
+        lines += ["", "Spec Librarian notes (cited):", state.librarian_notes]
+    return "\n".join(lines)
+
+
+def format_diagnostics(diagnostics: list[dict[str, Any]]) -> str:
+    out = []
+    for d in diagnostics:
+        where = f"{d.get('file', '?')}:{d.get('line', '?')}"
+        code = f"/{d['code']}" if d.get("code") else ""
+        text = (
+            f"- {d.get('severity', 'error')} {where} [{d.get('category')}{code}] {d.get('message')}"
+        )
+        if d.get("hint"):
+            text += f"\n  hint: {d['hint']}"
+        if d.get("snippet"):
+            text += "\n" + "\n".join("    " + s for s in str(d["snippet"]).splitlines())
+        out.append(text)
+    return "\n".join(out) or "(none)"
+
+
+def code_block(code: str | None) -> str:
+    return f"```systemverilog\n{code or ''}\n```"
+
+
+def failure_text(feedback: Feedback) -> str:
+    parts = [f"Result of the previous attempt: {feedback.kind}: {feedback.summary}"]
+    if feedback.mismatch:
+        m = feedback.mismatch
+        parts.append(
+            f"First mismatch: signal={m.get('signal')} time={m.get('time')} "
+            f"cycle={m.get('cycle')} expected={m.get('expected')} actual={m.get('actual')}"
+        )
+    if feedback.diagnostics:
+        parts.append("Diagnostics:\n" + format_diagnostics(feedback.diagnostics))
+    if feedback.explanation:
+        parts.append("Waveform explanation of the first mismatch:\n" + feedback.explanation)
+    if feedback.hypotheses:
+        parts.append("Reflection (hypotheses):\n" + json.dumps(feedback.hypotheses, indent=1))
+    return "\n\n".join(parts)
+
+
+def fix_prompt(brief: str, state: BlockState) -> str:
+    assert state.feedback is not None
+    return "\n\n".join(
+        [brief, "Previous code:", code_block(state.code), failure_text(state.feedback), FIX_ONLY]
+    )
+
+
+def reflect_prompt(brief: str, state: BlockState) -> str:
+    assert state.feedback is not None
+    return "\n\n".join(
+        [
+            brief,
+            "Failing code:",
+            code_block(state.code),
+            failure_text(state.feedback),
+            "Give ranked hypotheses for the root cause and a fix plan. Do not write code.",
+        ]
+    )
+
+
+def escalation_prompt(
+    block: Block, state: BlockState, errors: list[dict[str, Any]], reason: str
+) -> str:
+    history = "\n".join(
+        f"- iteration {e['iteration']}: {e['signature']} :: {e['message'][:300]}"
+        for e in errors[-12:]
+    )
+    last = failure_text(state.feedback) if state.feedback else "(no feedback)"
+    return (
+        f"Block: {block.name}\nStep: escalate\nReason: {reason}\n"
+        f"Iterations used: {state.iteration}\n\nError history:\n{history or '(none)'}\n\n"
+        f"Last result:\n{last}\n\nLast code:\n{code_block(state.code)}\n\n"
+        "Write the escalation for a human engineer."
+    )

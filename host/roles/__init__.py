@@ -1,0 +1,1 @@
+"""The roles: their prompts (also served as MCP prompts), answer schemas and tool subsets."""

@@ -1,0 +1,121 @@
+"""Starting and resuming runs: a run folder per run, its checkpoint, the servers and the
+gateway set up from the design, the configuration and mcp.json."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import secrets
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .config import HostConfig, load_config
+from .design import load_design
+from .llm.base import Provider
+from .llm.gateway import Gateway
+from .loop import Team
+from .mcp_client import McpConfig, ServerPool, default_mcp_config, load_mcp_config, local_mcp_config
+from .orchestrator import Orchestrator
+from .runfolder import RunFolder
+from .state import BlockState, StateStore
+
+KNOWN_SERVERS = ["iverilog", "verilator", "vcd", "openlane", "spec_rag"]
+
+
+def new_run_id() -> str:
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def mcp_config_for(explicit: str | None, config: HostConfig) -> McpConfig:
+    path = explicit or config.mcp_config
+    if path:
+        return load_mcp_config(path)
+    if default_mcp_config().exists():
+        return load_mcp_config(default_mcp_config())
+    present = [n for n in KNOWN_SERVERS if importlib.util.find_spec(f"servers.{n}.server")]
+    return local_mcp_config(present)
+
+
+def create_run(
+    design_path: str | Path,
+    runs_dir: str | Path,
+    config_path: str | None = None,
+    mcp_path: str | None = None,
+    only: list[str] | None = None,
+    run_id: str | None = None,
+) -> Path:
+    loaded = load_design(design_path)
+    load_config(config_path)  # fail early on a bad configuration
+    unknown = sorted(set(only or []) - {b.name for b in loaded.design.blocks})
+    if unknown:
+        raise ValueError(f"no block {', '.join(unknown)} in {loaded.path.name}")
+    folder = RunFolder(Path(runs_dir).resolve() / (run_id or new_run_id()))
+    store = StateStore(folder.state_path)
+    config_ref = (
+        str(Path(config_path).resolve())
+        if config_path and Path(config_path).exists()
+        else config_path
+    )
+    store.set_meta(
+        design=str(loaded.path),
+        config=config_ref,
+        mcp_config=str(Path(mcp_path).resolve()) if mcp_path else None,
+        only=only,
+        created_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        phase="created",
+        tokens_spent=0,
+        cost_spent=0.0,
+    )
+    store.init_blocks([b.name for b in loaded.design.blocks])
+    store.close()
+    return folder.path
+
+
+async def execute_run(
+    run_path: str | Path,
+    providers: dict[str, Provider] | None = None,
+    in_process: dict[str, Any] | None = None,
+) -> dict[str, BlockState]:
+    """Run (or resume) until every selected block has passed or been escalated."""
+    folder = RunFolder(Path(run_path).resolve())
+    store = StateStore(folder.state_path)
+    try:
+        meta = store.meta()
+        loaded = load_design(meta["design"])
+        config = load_config(meta.get("config"))
+        gateway = Gateway(
+            config,
+            providers=providers,
+            tokens_spent=int(meta.get("tokens_spent", 0)),
+            cost_spent=float(meta.get("cost_spent", 0.0)),
+        )
+        # Files exported by a run that was killed are brought in line with the checkpoint.
+        folder.export(store)
+        pool = ServerPool(
+            mcp_config_for(meta.get("mcp_config"), config),
+            workspace=loaded.workspace,
+            in_process=in_process,
+        )
+        async with pool:
+            store.set_meta(servers=sorted(pool.clients), servers_failed=pool.failed)
+            if "iverilog" not in pool.clients:
+                raise RuntimeError(f"the iverilog server is required: {json.dumps(pool.failed)}")
+
+            def errors_of(block: str) -> list[dict[str, Any]]:
+                return [e for e in store.error_log() if e["block"] == block]
+
+            team = Team(loaded, config, gateway, pool, folder, error_log=errors_of)
+            return await Orchestrator(team, store, folder).run(meta.get("only"))
+    finally:
+        store.close()
+
+
+def resolve_run(run: str, runs_dir: str | Path) -> Path:
+    candidate = Path(run)
+    if (candidate / "state.sqlite").exists():
+        return candidate.resolve()
+    candidate = Path(runs_dir) / run
+    if (candidate / "state.sqlite").exists():
+        return candidate.resolve()
+    raise FileNotFoundError(f"no run '{run}' (looked in {runs_dir})")

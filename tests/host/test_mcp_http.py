@@ -1,0 +1,62 @@
+"""The host's MCP client over streamable HTTP (a server started on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from host.mcp_client import McpConfig, ServerEntry, ServerPool
+
+pytestmark = pytest.mark.anyio
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def test_pool_connects_over_http(tmp_path: Path) -> None:
+    port = free_port()
+    (tmp_path / "a.sv").write_text("module a(output logic y_o); assign y_o = 1'b1; endmodule\n")
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "servers.verilator.server",
+            "--transport",
+            "streamable-http",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workspace",
+            str(tmp_path),
+        ],
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        config = McpConfig(
+            mcpServers={"verilator": ServerEntry(url=f"http://127.0.0.1:{port}/mcp")}
+        )
+        async with ServerPool(config) as pool:
+            assert pool.failed == {}
+            result = await pool.call("verilator", "lint", {"sources": ["a.sv"], "top": "a"})
+        assert result["status"] == "PASS"
+    finally:
+        server.terminate()
+        server.wait(10)
