@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from typing import Literal
 
 import numba
@@ -24,8 +24,9 @@ def crc_length(name: CrcName) -> int:
     return _POLYS[name][1]
 
 
-@lru_cache(maxsize=None)
+@cache
 def _byte_table(name: CrcName) -> np.ndarray:
+    """Byte table (TS 36.212 5.1.1 generator polynomials)."""
     poly, width = _POLYS[name]
     top = 1 << (width - 1)
     mask = (1 << width) - 1
@@ -40,6 +41,7 @@ def _byte_table(name: CrcName) -> np.ndarray:
 
 @numba.njit(cache=True)
 def _crc_bytes(data: np.ndarray, table: np.ndarray, width: int) -> int:
+    """Crc bytes (TS 36.212 5.1.1)."""
     reg = 0
     mask = (1 << width) - 1
     for byte in data:
@@ -81,8 +83,10 @@ def crc_check(bits_with_crc: np.ndarray, name: CrcName) -> bool:
 
 
 @numba.njit(cache=True)
-def _crc_check_batch(bits: np.ndarray, table: np.ndarray, poly: int, width: int,
-                     start: int) -> np.ndarray:
+def _crc_check_batch(
+    bits: np.ndarray, table: np.ndarray, poly: int, width: int, start: int
+) -> np.ndarray:
+    """Crc check batch (TS 36.212 5.1.1)."""
     nblk, n = bits.shape
     ok = np.zeros(nblk, dtype=np.bool_)
     mask = (1 << width) - 1
@@ -114,5 +118,6 @@ def crc_check_batch(bits: np.ndarray, name: CrcName, start: int = 0) -> np.ndarr
     """
     width = crc_length(name)
     poly = _POLYS[name][0]
-    return _crc_check_batch(np.ascontiguousarray(bits, dtype=np.uint8), _byte_table(name), poly,
-                            width, start)
+    return _crc_check_batch(
+        np.ascontiguousarray(bits, dtype=np.uint8), _byte_table(name), poly, width, start
+    )

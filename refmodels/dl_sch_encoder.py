@@ -40,8 +40,15 @@ def plan_dl_sch(tbs: int, g: int, qm: int, rv: int = 0, n_ir: int | None = None)
     seg = segmentation_params(tbs + 24)
     blocks = []
     for r, k_r in enumerate(seg.block_sizes()):
-        blocks.append(CodeBlockPlan(K=k_r, F=seg.filler(r), E=code_block_e(g, seg.C, r, qm),
-                                    N_cb=n_cb(k_r, seg.C, n_ir), rv=rv))
+        blocks.append(
+            CodeBlockPlan(
+                K=k_r,
+                F=seg.filler(r),
+                E=code_block_e(g, seg.C, r, qm),
+                N_cb=n_cb(k_r, seg.C, n_ir),
+                rv=rv,
+            )
+        )
     return DlSchPlan(tbs=tbs, G=g, Qm=qm, rv=rv, seg=seg, blocks=blocks)
 
 
@@ -50,8 +57,10 @@ def encode_dl_sch(tb: np.ndarray, g: int, qm: int, rv: int = 0) -> tuple[np.ndar
     tb = np.asarray(tb, dtype=np.uint8)
     plan = plan_dl_sch(tb.size, g, qm, rv)
     blocks, _ = segment(crc_attach(tb, "24A"))
-    out = [rate_match(turbo_encode(c), cb.F, cb.E, cb.rv, cb.N_cb)
-           for c, cb in zip(blocks, plan.blocks, strict=True)]
+    out = [
+        rate_match(turbo_encode(c), cb.F, cb.E, cb.rv, cb.N_cb)
+        for c, cb in zip(blocks, plan.blocks, strict=True)
+    ]
     f = np.concatenate(out)
     assert f.size == g
     return f, plan

@@ -10,6 +10,7 @@ _STEP = 28
 
 
 def _m_sequence(init: np.ndarray, taps: tuple[int, ...], length: int) -> np.ndarray:
+    """M sequence (x1/x2 recursions of TS 36.211 7.2)."""
     x = np.zeros(length + 31, dtype=np.uint8)
     x[:31] = init
     n = 0

@@ -31,7 +31,8 @@ def pam_amplitude(axis_bits: np.ndarray) -> np.ndarray:
 
 
 def pam_levels(qm: int) -> np.ndarray:
-    """The 2^(Qm/2) integer PAM levels indexed by their axis bit pattern (MSB first)."""
+    """The 2^(Qm/2) integer PAM levels indexed by their axis bit pattern (MSB first) (TS 36.211
+    7.1)."""
     nb = qm // 2
     pats = ((np.arange(1 << nb)[:, None] >> np.arange(nb - 1, -1, -1)) & 1).astype(np.uint8)
     return pam_amplitude(pats)

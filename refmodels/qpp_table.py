@@ -5,7 +5,7 @@ Each row is (K, f1, f2); the QPP interleaver is Pi(i) = (f1*i + f2*i^2) mod K (c
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -61,7 +61,7 @@ def qpp_params(k: int) -> tuple[int, int]:
         raise ValueError(f"K={k} is not a turbo block size of Table 5.1.3-3") from None
 
 
-@lru_cache(maxsize=None)
+@cache
 def qpp_permutation(k: int) -> np.ndarray:
     """Pi(i) = (f1*i + f2*i^2) mod K for i = 0..K-1 (TS 36.212 5.1.3.2.3); c'_i = c_Pi(i)."""
     f1, f2 = qpp_params(k)

@@ -7,14 +7,48 @@ flattened encoder output d (3*(K+4)), which the rate dematcher reuses for soft c
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
 C_SUBBLOCK = 32
 # Inter-column permutation pattern, TS 36.212 Table 5.1.4-1.
-PERM_PATTERN = np.array([0, 16, 8, 24, 4, 20, 12, 28, 2, 18, 10, 26, 6, 22, 14, 30,
-                         1, 17, 9, 25, 5, 21, 13, 29, 3, 19, 11, 27, 7, 23, 15, 31])
+PERM_PATTERN = np.array(
+    [
+        0,
+        16,
+        8,
+        24,
+        4,
+        20,
+        12,
+        28,
+        2,
+        18,
+        10,
+        26,
+        6,
+        22,
+        14,
+        30,
+        1,
+        17,
+        9,
+        25,
+        5,
+        21,
+        13,
+        29,
+        3,
+        19,
+        11,
+        27,
+        7,
+        23,
+        15,
+        31,
+    ]
+)
 
 # Cat-1 UE soft buffer (TS 36.306 Table 4.1-1) and FDD HARQ process count (TS 36.213 7).
 N_SOFT_CAT1 = 250368
@@ -38,7 +72,7 @@ def k_pi(k: int) -> int:
     return C_SUBBLOCK * (-(-(k + 4) // C_SUBBLOCK))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _subblock_src(d_len: int, third: bool) -> np.ndarray:
     """Index into d^(i) of each interleaver output v_k, -1 for the dummy bits (5.1.4.1.1)."""
     rows = -(-d_len // C_SUBBLOCK)
@@ -53,7 +87,7 @@ def _subblock_src(d_len: int, third: bool) -> np.ndarray:
     return y[pi]
 
 
-@lru_cache(maxsize=None)
+@cache
 def circular_buffer(k: int, f: int) -> np.ndarray:
     """w_k of 5.1.4.1.2 as indices into the flattened d (row-major (3, K+4)); -1 = <NULL>.
 
@@ -65,6 +99,7 @@ def circular_buffer(k: int, f: int) -> np.ndarray:
     kp = v0.size
 
     def to_flat(src: np.ndarray, stream: int, filler: int) -> np.ndarray:
+        """To flat (TS 36.212 5.1.4.1.2)."""
         out = np.where(src >= 0, src + stream * d_len, -1)
         out[(src >= 0) & (src < filler)] = -1
         return out
@@ -78,7 +113,8 @@ def circular_buffer(k: int, f: int) -> np.ndarray:
 
 
 def k0(k: int, ncb: int, rv: int) -> int:
-    """Starting position k0 = R_subblock * (2*ceil(N_cb / (8 R_subblock)) * rv_idx + 2)."""
+    """Starting position k0 = R_subblock * (2*ceil(N_cb / (8 R_subblock)) * rv_idx + 2) (TS 36.212
+    5.1.4.1.2)."""
     rows = k_pi(k) // C_SUBBLOCK
     return rows * (2 * (-(-ncb // (8 * rows))) * rv + 2)
 

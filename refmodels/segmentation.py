@@ -28,7 +28,8 @@ class Segmentation(BaseModel):
         return [self.K_minus] * self.C_minus + [self.K_plus] * self.C_plus
 
     def filler(self, r: int) -> int:
-        """Number of filler bits at the head of code block r (only block 0 carries them)."""
+        """Number of filler bits at the head of code block r (only block 0 carries them) (TS 36.212
+        5.1.2)."""
         return self.F if r == 0 else 0
 
 
@@ -53,8 +54,9 @@ def segmentation_params(b: int) -> Segmentation:
         c_minus = (c * k_plus - b_prime) // delta
         c_plus = c - c_minus
     f = c_plus * k_plus + c_minus * k_minus - b_prime
-    return Segmentation(B=b, C=c, L=crc_len, K_plus=k_plus, K_minus=k_minus, C_plus=c_plus,
-                        C_minus=c_minus, F=f)
+    return Segmentation(
+        B=b, C=c, L=crc_len, K_plus=k_plus, K_minus=k_minus, C_plus=c_plus, C_minus=c_minus, F=f
+    )
 
 
 def segment(bits: np.ndarray) -> tuple[list[np.ndarray], Segmentation]:

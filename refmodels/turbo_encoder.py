@@ -11,7 +11,8 @@ from refmodels.qpp_table import qpp_permutation
 
 @numba.njit(cache=True)
 def _rsc_encode(c: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One constituent encoder, G = [1, g1/g0] with g0 = 1+D^2+D^3, g1 = 1+D+D^3."""
+    """One constituent encoder, G = [1, g1/g0] with g0 = 1+D^2+D^3, g1 = 1+D+D^3 (TS 36.212
+    5.1.3.2.1)."""
     k = c.size
     z = np.zeros(k, np.uint8)
     s1 = 0

@@ -1,0 +1,7 @@
+"""``python -m refmodels``."""
+
+import sys
+
+from refmodels.cli import main
+
+sys.exit(main())

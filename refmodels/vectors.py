@@ -1,0 +1,608 @@
+"""Golden vectors for the RTL blocks: stimulus and expected output as ``$readmemh`` files plus a
+JSON sidecar with every parameter, the fixed-point formats and the 3GPP references.
+
+Each block has a default set of cases covering every modulation order / code-block size class
+it handles; ``--params k=v`` replaces the defaults with one custom case.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+
+from refmodels.cell_config import CellConfig
+from refmodels.channel import awgn, multipath
+from refmodels.channel_estimator import estimate_channel_fixed
+from refmodels.crc import crc_attach, crc_remainder
+from refmodels.descrambler import descramble
+from refmodels.dl_sch_encoder import encode_dl_sch
+from refmodels.dl_sch_processor import decode_dl_sch
+from refmodels.equalizer import equalize_fixed
+from refmodels.fixed_point import (
+    APP_LLR,
+    CHAN_EST,
+    EQ_OUT,
+    FFT_OUT,
+    IQ_SAMPLE,
+    LLR,
+    NOISE_SCALE,
+    NOISE_VAR,
+    formats_table,
+    quantise,
+)
+from refmodels.gold import gold_sequence
+from refmodels.hexio import pack_iq, write_hex
+from refmodels.modulation import BITS_PER_SYMBOL, modulate, modulation_for_qm
+from refmodels.ofdm_demodulator import FFT_ADVANCE, SCALED_STAGES, ofdm_demodulate_fixed
+from refmodels.ofdm_modulator import ofdm_modulate
+from refmodels.qam_demodulator import FIXED_SHIFT, demodulate_fixed, level_raw
+from refmodels.rate_dematcher import rate_dematch_fixed
+from refmodels.rate_matching import n_cb, rate_match
+from refmodels.reference_channels import REFERENCE_CHANNELS
+from refmodels.resource_demapper import extract_pdsch
+from refmodels.resource_grid import build_subframe, pdsch_capacity, pdsch_mask
+from refmodels.scrambling import pdsch_c_init
+from refmodels.turbo_decoder import turbo_decode
+from refmodels.turbo_encoder import turbo_encode
+
+
+class VectorFile(BaseModel):
+    """One ``$readmemh`` file of a case."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str
+    role: str  # "stimulus" | "expected"
+    width: int
+    signed: bool
+    description: str
+    values: np.ndarray
+
+
+class FileMeta(BaseModel):
+    """JSON description of one ``$readmemh`` file."""
+
+    file: str
+    role: str
+    width: int
+    signed: bool
+    words: int
+    description: str
+
+
+class VectorSidecar(BaseModel):
+    """The JSON sidecar written next to each case's hex files."""
+
+    block: str
+    case: str
+    seed: int
+    params: dict[str, Any]
+    references: list[str]
+    files: list[FileMeta]
+    formats: list[dict[str, Any]]
+    llr_convention: str = "positive LLR = bit 1"
+    iq_packing: str = "{I, Q}: I in the upper half of the word"
+
+
+def _f(name: str, role: str, width: int, signed: bool, desc: str, values: np.ndarray) -> VectorFile:
+    """F (tooling, no 3GPP clause)."""
+    return VectorFile(
+        name=name,
+        role=role,
+        width=width,
+        signed=signed,
+        description=desc,
+        values=np.asarray(values, dtype=np.int64).reshape(-1),
+    )
+
+
+def _awgn(x: np.ndarray, n0: float, rng: np.random.Generator) -> np.ndarray:
+    """Awgn (tooling, no 3GPP clause)."""
+    return x + np.sqrt(n0 / 2) * (rng.normal(size=x.size) + 1j * rng.normal(size=x.size))
+
+
+def _llr_stream(
+    n_bits: int, snr_db: float, rng: np.random.Generator, bits: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """QPSK-AWGN channel LLRs quantised to LLR for given (or random) bits (TS 36.211 7.1 QPSK)."""
+    if bits is None:
+        bits = rng.integers(0, 2, n_bits).astype(np.uint8)
+    pad = (-bits.size) % 2
+    b = np.concatenate([bits, np.zeros(pad, np.uint8)])
+    n0 = 10 ** (-snr_db / 10)
+    y = _awgn(modulate(b, "QPSK"), n0, rng)
+    llr = np.empty(b.size)
+    # Exact QPSK max-log LLR: 2*sqrt(2)*y/N0 per axis, positive = bit 1 (symbol -1/sqrt 2).
+    llr[0::2] = -2 * np.sqrt(2) * y.real / n0
+    llr[1::2] = -2 * np.sqrt(2) * y.imag / n0
+    return bits, quantise(llr[: bits.size], LLR)
+
+
+# ---------------------------------------------------------------- per-block generators
+
+
+def _qam_demodulator(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
+    """Qam demodulator (TS 36.211 7.1)."""
+    mod = str(p.get("mod", "QPSK"))
+    n = int(p.get("n_symbols", 600))
+    snr = float(p.get("snr_db", {"QPSK": 4.0, "16QAM": 10.0, "64QAM": 16.0}[mod]))
+    qm = BITS_PER_SYMBOL[mod]
+    bits = rng.integers(0, 2, qm * n).astype(np.uint8)
+    n0 = 10 ** (-snr / 10)
+    # Per-RE 1/N0 spread as after a frequency-selective channel and a ZF equaliser.
+    gain = rng.uniform(0.5, 1.5, n)
+    y = _awgn(modulate(bits, mod), n0 / gain**2, rng)
+    yi, yq = quantise(y.real, EQ_OUT), quantise(y.imag, EQ_OUT)
+    scale = quantise(gain**2 / n0, NOISE_SCALE)
+    llr = demodulate_fixed(yi, yq, mod, scale)
+    p.update(
+        mod=mod,
+        n_symbols=n,
+        snr_db=snr,
+        fixed_shift=FIXED_SHIFT,
+        levels_raw=level_raw(mod).tolist(),
+    )
+    return [
+        _f(
+            "eq_iq",
+            "stimulus",
+            2 * EQ_OUT.width,
+            False,
+            "equalised symbol {I,Q}, I in bits [31:16], each EQ_OUT",
+            pack_iq(yi, yq, EQ_OUT.width),
+        ),
+        _f("llr_scale", "stimulus", NOISE_SCALE.width, True, "1/N0 per symbol, NOISE_SCALE", scale),
+        _f("llr", "expected", LLR.width, True, "LLRs b0..b(Qm-1) per symbol, LLR format", llr),
+    ], ["TS 36.211 7.1", "max-log LLR, positive = bit 1"]
+
+
+def _descrambler(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
+    """Descrambler (TS 36.211 6.3.1)."""
+    n = int(p.get("n_bits", 13800))
+    rnti = int(p.get("rnti", 0x003D))
+    cell = int(p.get("cell_id", 0))
+    sf = int(p.get("subframe", 1))
+    c_init = pdsch_c_init(rnti, cell, sf)
+    _, llr = _llr_stream(n, 5.0, rng)
+    p.update(n_bits=n, rnti=rnti, cell_id=cell, subframe=sf, c_init=c_init)
+    return [
+        _f("llr_in", "stimulus", LLR.width, True, "scrambled LLRs", llr),
+        _f(
+            "gold", "expected", 1, False, "c(n) of 36.211 7.2 (debug aid)", gold_sequence(c_init, n)
+        ),
+        _f("llr_out", "expected", LLR.width, True, "descrambled LLRs", descramble(llr, c_init)),
+    ], ["TS 36.211 6.3.1", "TS 36.211 7.2"]
+
+
+def _rate_dematcher(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
+    """Rate dematcher (TS 36.212 5.1.4.1)."""
+    k = int(p.get("K", 4416))
+    f = int(p.get("F", 0))
+    c = int(p.get("C", 1))
+    e = int(p.get("E", 13800))
+    rv = int(p.get("rv", 0))
+    ncb = int(p.get("N_cb", n_cb(k, c)))
+    cbits = rng.integers(0, 2, k).astype(np.uint8)
+    cbits[:f] = 0
+    tx = rate_match(turbo_encode(cbits), f, e, rv, ncb)
+    _, llr = _llr_stream(e, 3.0, rng, tx)
+    out = rate_dematch_fixed(llr, k, f, rv, ncb)
+    p.update(K=k, F=f, C=c, E=e, rv=rv, N_cb=ncb)
+    return [
+        _f("e_llr", "stimulus", LLR.width, True, "E rate-matched LLRs of one code block", llr),
+        _f(
+            "d_llr",
+            "expected",
+            LLR.width,
+            True,
+            "soft d0[0..K+3], d1[..], d2[..] (stream-major), saturating accumulate",
+            out,
+        ),
+    ], ["TS 36.212 5.1.4.1"]
+
+
+def _turbo_decoder(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
+    """Turbo decoder (TS 36.212 5.1.3.2)."""
+    k = int(p.get("K", 6144))
+    iters = int(p.get("iters", 8))
+    ebn0 = float(p.get("ebn0_db", 1.0))
+    crc = str(p.get("crc", "24B"))
+    info = rng.integers(0, 2, k - 24).astype(np.uint8)
+    c = crc_attach(info, crc)  # type: ignore[arg-type]
+    d = turbo_encode(c)
+    rate = k / (3 * (k + 4))
+    n0 = 1.0 / (rate * 10 ** (ebn0 / 10))
+    y = (2.0 * d - 1.0) + rng.normal(0, np.sqrt(n0 / 2), d.shape)
+    llr = quantise(4.0 * y / n0, LLR)
+    res = turbo_decode(llr, iters, crc=crc, fixed=True)
+    p.update(
+        K=k,
+        iters=iters,
+        ebn0_db=ebn0,
+        crc=crc,
+        iterations_used=int(res.iterations[0]),
+        crc_ok=bool(res.crc_ok[0]),
+        extrinsic_scale="x - (x >>> 2)",
+    )
+    return [
+        _f("d_llr", "stimulus", LLR.width, True, "d0[0..K+3], d1[..], d2[..] (stream-major)", llr),
+        _f("bits", "expected", 1, False, "decoded c_0..c_{K-1}", res.bits[0]),
+        _f(
+            "app_llr",
+            "expected",
+            APP_LLR.width,
+            True,
+            "a-posteriori LLR, natural order",
+            res.llr[0],
+        ),
+        _f("iterations", "expected", 4, False, "full iterations run", res.iterations[:1]),
+    ], ["TS 36.212 5.1.3.2", "max-log-MAP, early stop on CRC"]
+
+
+def _crc_checker(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
+    """Crc checker (TS 36.212 5.1.1)."""
+    crc = str(p.get("crc", "24B"))
+    k = int(p.get("K", 6144))
+    blocks = [
+        crc_attach(rng.integers(0, 2, k - 24).astype(np.uint8), crc)  # type: ignore[arg-type]
+        for _ in range(4)
+    ]
+    blocks[1] = blocks[1].copy()
+    blocks[1][rng.integers(k)] ^= 1
+    blocks[3] = blocks[3].copy()
+    blocks[3][:2] ^= 1
+    syn = [crc_remainder(b, crc) for b in blocks]  # type: ignore[arg-type]
+    p.update(crc=crc, K=k, n_blocks=4)
+    return [
+        _f("bits", "stimulus", 1, False, "4 blocks of K bits, CRC last", np.concatenate(blocks)),
+        _f("syndrome", "expected", 24, False, "CRC register after each block", np.array(syn)),
+        _f(
+            "pass",
+            "expected",
+            1,
+            False,
+            "1 when the syndrome is zero",
+            np.array([int(s == 0) for s in syn]),
+        ),
+    ], ["TS 36.212 5.1.1"]
+
+
+def _dl_sch_processor(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
+    """Dl sch processor (TS 36.212 5.3.2)."""
+    tbs = int(p.get("tbs", 4392))
+    g = int(p.get("G", 13800))
+    qm = int(p.get("Qm", 2))
+    rv = int(p.get("rv", 0))
+    snr = float(p.get("snr_db", 3.0))
+    tb = rng.integers(0, 2, tbs).astype(np.uint8)
+    f, plan = encode_dl_sch(tb, g, qm, rv)
+    _, llr = _llr_stream(g, snr, rng, f)
+    res = decode_dl_sch(llr, plan, fixed=True)
+    p.update(
+        tbs=tbs,
+        G=g,
+        Qm=qm,
+        rv=rv,
+        snr_db=snr,
+        plan=plan.model_dump(),
+        tb_crc_ok=res.tb_crc_ok,
+        cb_crc_ok=res.cb_crc_ok,
+        iterations=res.iterations,
+    )
+    tb_out = np.packbits(np.array(res.tb_bits, np.uint8))
+    return [
+        _f("codeword_llr", "stimulus", LLR.width, True, "G descrambled codeword LLRs", llr),
+        _f("tb_bytes", "expected", 8, False, "decoded transport block, MSB first", tb_out),
+        _f(
+            "cb_crc_ok",
+            "expected",
+            1,
+            False,
+            "CRC pass per code block",
+            np.array(res.cb_crc_ok, np.int64),
+        ),
+        _f("tb_crc_ok", "expected", 1, False, "CRC-24A pass", np.array([int(res.tb_crc_ok)])),
+    ], ["TS 36.212 5.3.2", "TS 36.212 5.1.2", "TS 36.212 5.1.4.1"]
+
+
+def _rx_grid(p: dict, rng: np.random.Generator) -> tuple:
+    """A received subframe (EPA or AWGN) quantised as the fixed receiver sees it (TS 36.211 6.12, TS
+    36.101 B.2)."""
+    from refmodels.e2e import AGC_TARGET_RMS
+
+    ref = REFERENCE_CHANNELS[str(p.get("rc", "R.2"))]
+    sf = int(p.get("subframe", 1))
+    snr = float(p.get("snr_db", 20.0))
+    chan = str(p.get("channel", "epa"))
+    cell = CellConfig(n_cell_id=int(p.get("cell_id", 1)), cfi=ref.cfi, subframe=sf)
+    prbs = ref.prb_array()
+    g = pdsch_capacity(cell, prbs, ref.qm)
+    bits = rng.integers(0, 2, g).astype(np.uint8)
+    grid = build_subframe(cell, prbs, modulate(bits, modulation_for_qm(ref.qm)), rng)
+    tx = ofdm_modulate(grid)
+    rx = tx if chan == "awgn" else multipath(tx, chan, float(p.get("doppler_hz", 5.0)), rng)  # type: ignore[arg-type]
+    rx = awgn(rx, 10 ** (-snr / 10), rng)
+    gain = AGC_TARGET_RMS / np.sqrt(np.mean(np.abs(rx) ** 2))
+    si, sq = quantise(rx.real * gain, IQ_SAMPLE), quantise(rx.imag * gain, IQ_SAMPLE)
+    p.update(
+        rc=ref.name,
+        subframe=sf,
+        snr_db=snr,
+        channel=chan,
+        cell_id=cell.n_cell_id,
+        cfi=cell.cfi,
+        prbs=ref.prbs,
+        Qm=ref.qm,
+        G=g,
+    )
+    return cell, prbs, si, sq
+
+
+def _ofdm_demodulator(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
+    """Ofdm demodulator (TS 36.211 6.12)."""
+    _, _, si, sq = _rx_grid(p, rng)
+    gi, gq = ofdm_demodulate_fixed(si, sq)
+    p.update(
+        fft_advance=FFT_ADVANCE,
+        scaled_stages=list(SCALED_STAGES),
+        output_order="symbol-major, subcarrier k = 0..599 (DC skipped)",
+    )
+    return [
+        _f(
+            "iq",
+            "stimulus",
+            2 * IQ_SAMPLE.width,
+            False,
+            "15360 samples {I,Q}, IQ_SAMPLE",
+            pack_iq(si, sq, IQ_SAMPLE.width),
+        ),
+        _f(
+            "grid_iq",
+            "expected",
+            2 * FFT_OUT.width,
+            False,
+            "14 x 600 REs {I,Q}, FFT_OUT",
+            pack_iq(gi, gq, FFT_OUT.width),
+        ),
+    ], ["TS 36.211 6.12", "radix-2 DIT, see ofdm_demodulator.py"]
+
+
+def _channel_estimator(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
+    """Channel estimator (TS 36.211 6.10.1)."""
+    cell, _, si, sq = _rx_grid(p, rng)
+    gi, gq = ofdm_demodulate_fixed(si, sq)
+    hi, hq, n0 = estimate_channel_fixed(gi, gq, cell)
+    p.update(n0_raw=n0)
+    return [
+        _f(
+            "grid_iq",
+            "stimulus",
+            2 * FFT_OUT.width,
+            False,
+            "14 x 600 REs {I,Q}, FFT_OUT",
+            pack_iq(gi, gq, FFT_OUT.width),
+        ),
+        _f(
+            "h_iq",
+            "expected",
+            2 * CHAN_EST.width,
+            False,
+            "14 x 600 estimates {I,Q}, CHAN_EST",
+            pack_iq(hi, hq, CHAN_EST.width),
+        ),
+        _f("n0", "expected", NOISE_VAR.width, False, "noise variance, NOISE_VAR", np.array([n0])),
+    ], ["TS 36.211 6.10.1", "LS + linear interpolation, see channel_estimator.py"]
+
+
+def _equalizer(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
+    """Equalizer (receiver for TS 36.211 6.3.5)."""
+    method = str(p.get("method", "zf"))
+    cell, prbs, si, sq = _rx_grid(p, rng)
+    gi, gq = ofdm_demodulate_fixed(si, sq)
+    hi, hq, n0 = estimate_channel_fixed(gi, gq, cell)
+    yi, yq = extract_pdsch(gi, cell, prbs), extract_pdsch(gq, cell, prbs)
+    ei, eq = extract_pdsch(hi, cell, prbs), extract_pdsch(hq, cell, prbs)
+    xi, xq, sc = equalize_fixed(yi, yq, ei, eq, n0, method)  # type: ignore[arg-type]
+    p.update(method=method, n0_raw=n0)
+    return [
+        _f(
+            "y_iq",
+            "stimulus",
+            2 * FFT_OUT.width,
+            False,
+            "PDSCH REs {I,Q}, FFT_OUT",
+            pack_iq(yi, yq, FFT_OUT.width),
+        ),
+        _f(
+            "h_iq",
+            "stimulus",
+            2 * CHAN_EST.width,
+            False,
+            "their channel estimates, CHAN_EST",
+            pack_iq(ei, eq, CHAN_EST.width),
+        ),
+        _f("n0", "stimulus", NOISE_VAR.width, False, "noise variance, NOISE_VAR", np.array([n0])),
+        _f(
+            "x_iq",
+            "expected",
+            2 * EQ_OUT.width,
+            False,
+            "equalised symbols {I,Q}, EQ_OUT",
+            pack_iq(xi, xq, EQ_OUT.width),
+        ),
+        _f("llr_scale", "expected", NOISE_SCALE.width, True, "1/N0_eff, NOISE_SCALE", sc),
+    ], ["ZF / MMSE one-tap, see equalizer.py"]
+
+
+def _resource_demapper(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
+    """Resource demapper (TS 36.211 6.3.5)."""
+    cell, prbs, si, sq = _rx_grid(p, rng)
+    gi, gq = ofdm_demodulate_fixed(si, sq)
+    mask = pdsch_mask(cell, prbs)
+    return [
+        _f(
+            "grid_iq",
+            "stimulus",
+            2 * FFT_OUT.width,
+            False,
+            "14 x 600 REs {I,Q}, FFT_OUT",
+            pack_iq(gi, gq, FFT_OUT.width),
+        ),
+        _f(
+            "pdsch_mask",
+            "expected",
+            1,
+            False,
+            "1 where the RE carries PDSCH (debug aid)",
+            mask.astype(np.int64),
+        ),
+        _f(
+            "pdsch_iq",
+            "expected",
+            2 * FFT_OUT.width,
+            False,
+            "PDSCH REs in mapping order (k first, then l)",
+            pack_iq(extract_pdsch(gi, cell, prbs), extract_pdsch(gq, cell, prbs), FFT_OUT.width),
+        ),
+    ], ["TS 36.211 6.3.5", "TS 36.211 6.10.1.2", "TS 36.211 6.11", "TS 36.211 6.6.4"]
+
+
+Generator = Callable[[dict, np.random.Generator], tuple[list[VectorFile], list[str]]]
+
+GENERATORS: dict[str, Generator] = {
+    "ofdm_demodulator": _ofdm_demodulator,
+    "channel_estimator": _channel_estimator,
+    "equalizer": _equalizer,
+    "resource_demapper": _resource_demapper,
+    "qam_demodulator": _qam_demodulator,
+    "descrambler": _descrambler,
+    "rate_dematcher": _rate_dematcher,
+    "turbo_decoder": _turbo_decoder,
+    "crc_checker": _crc_checker,
+    "dl_sch_processor": _dl_sch_processor,
+}
+
+DEFAULT_CASES: dict[str, dict[str, dict[str, object]]] = {
+    "ofdm_demodulator": {"r2_sf0_epa": {"subframe": 0}, "r2_sf1_awgn": {"channel": "awgn"}},
+    "channel_estimator": {
+        "epa_cell1": {},
+        "eva_cell5": {"channel": "eva", "cell_id": 5, "doppler_hz": 70.0},
+    },
+    "equalizer": {
+        "zf_r2": {},
+        "mmse_r2": {"method": "mmse"},
+        "zf_r31_1": {"rc": "R.31-1", "snr_db": 25.0},
+    },
+    "resource_demapper": {
+        "r2_sf0": {"subframe": 0},
+        "r2_sf5": {"subframe": 5},
+        "r31_1_sf1": {"rc": "R.31-1"},
+    },
+    "qam_demodulator": {m.lower(): {"mod": m} for m in ("QPSK", "16QAM", "64QAM")},
+    "descrambler": {"r2_sf1": {}, "sf0_cell503": {"cell_id": 503, "subframe": 0, "n_bits": 12960}},
+    "rate_dematcher": {
+        **{f"r2_rv{rv}": {"rv": rv} for rv in range(4)},
+        "k40_wrap": {"K": 40, "E": 600},
+        "r31_1_cb": {"K": 5184, "C": 2, "E": 13050},
+        "k6144_ncb_limited": {"K": 6144, "C": 2, "E": 20000, "rv": 1},
+        "filler": {"K": 1056, "F": 32, "E": 2000, "rv": 3},
+    },
+    "turbo_decoder": {
+        f"k{k}": {"K": k, "ebn0_db": 1.0 if k >= 1024 else 2.0}
+        for k in (40, 512, 528, 1024, 1056, 2048, 2112, 4416, 5184, 6144)
+    },
+    "crc_checker": {
+        "crc24a_k4416": {"crc": "24A", "K": 4416},
+        "crc24b_k6144": {"crc": "24B", "K": 6144},
+        "crc24b_k40": {"crc": "24B", "K": 40},
+    },
+    "dl_sch_processor": {
+        "r2": {"snr_db": -1.0},
+        "r2_sf0": {"G": 12960, "snr_db": -0.5},
+        "r31_1": {"tbs": 10296, "G": 26100, "Qm": 6, "snr_db": 1.5},
+        "16qam_3cb": {"tbs": 14112, "G": 28800, "Qm": 4, "snr_db": 2.5},
+        "r2_rv2": {"rv": 2, "snr_db": 0.0},
+    },
+}
+
+BLOCKS = tuple(GENERATORS)
+
+
+def parse_params(items: list[str]) -> dict[str, object]:
+    """``k=v`` strings -> dict, converting ints and floats where possible (tooling, no 3GPP
+    clause)."""
+    out: dict[str, object] = {}
+    for item in items:
+        key, _, val = item.partition("=")
+        conv: object = val
+        for typ in (int, float):
+            try:
+                conv = typ(val)
+                break
+            except ValueError:
+                continue
+        out[key] = conv
+    return out
+
+
+def generate(
+    block: str, out: Path, seed: int = 0, params: dict[str, object] | None = None
+) -> list[Path]:
+    """Write the cases of ``block`` under ``out/<case>/``; returns the JSON sidecar paths (tooling,
+    no 3GPP clause)."""
+    if block not in GENERATORS:
+        raise ValueError(f"unknown block {block!r}; choose from {', '.join(BLOCKS)}")
+    cases = {"custom": dict(params)} if params else DEFAULT_CASES[block]
+    written = []
+    for idx, (name, case_params) in enumerate(cases.items()):
+        rng = np.random.default_rng([seed, idx])
+        p = dict(case_params)
+        files, refs = GENERATORS[block](p, rng)
+        case_dir = out / name
+        case_dir.mkdir(parents=True, exist_ok=True)
+        meta_files = []
+        for vf in files:
+            fname = f"{vf.role}_{vf.name}.hex"
+            count = write_hex(case_dir / fname, vf.values, vf.width)
+            meta_files.append(
+                FileMeta(
+                    file=fname,
+                    role=vf.role,
+                    width=vf.width,
+                    signed=vf.signed,
+                    words=count,
+                    description=vf.description,
+                )
+            )
+        sidecar = VectorSidecar(
+            block=block,
+            case=name,
+            seed=seed,
+            params=json.loads(json.dumps(p, sort_keys=True, default=_json_default)),
+            references=refs,
+            files=meta_files,
+            formats=formats_table(),
+        )
+        path = case_dir / f"{block}.json"
+        path.write_text(sidecar.model_dump_json(indent=2) + "\n")
+        written.append(path)
+    return written
+
+
+def _json_default(o: object) -> object:
+    """Json default (tooling, no 3GPP clause)."""
+    if isinstance(o, np.integer):
+        return int(o)
+    if isinstance(o, np.floating):
+        return float(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(type(o))
+
+
+__all__ = ["BLOCKS", "DEFAULT_CASES", "generate", "parse_params"]
