@@ -48,7 +48,7 @@ $(VENV)/installed.stamp: pyproject.toml $(DEPS)/apt.stamp
 setup: $(VENV)/installed.stamp $(OSU018_LIB) .venv-openlane/installed.stamp
 
 run: setup
-	$(PY) -m servers.demo
+	$(PY) -m host.demo
 
 test: setup
 	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)

@@ -78,9 +78,10 @@ async def verify(simulator: str) -> list[tuple[str, str, str, str, float, bool]]
                     bool(body.get("cache_hit")),
                 )
             )
+            cached = " (cached)" if body.get("cache_hit") else ""
             print(
                 f"{name:16s} {simulator:10s} {body.get('status', 'ERROR'):12s} "
-                f"{time.monotonic() - started:6.2f}s  {describe(body)}",
+                f"{time.monotonic() - started:6.2f}s  {describe(body)}{cached}",
                 flush=True,
             )
     return rows
