@@ -1,4 +1,5 @@
-"""`agent-host`: run a design, show status, resume a stopped run, write its report, bench."""
+"""`agent-host`: plan a design from a prompt, approve it, run it, answer paused blocks, show
+status, resume a stopped run, write its report, bench."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import sys
 from pathlib import Path
 
+from .llm.types import ProviderError, StructuredOutputError
 from .runs import create_run, execute_run, resolve_run
 from .state import StateStore
 
@@ -31,9 +33,11 @@ def print_blocks(run: Path) -> None:
             extra = ""
             if state.escalation and state.status == "ESCALATED":
                 extra = f"  ({state.escalation.get('reason')})"
+            if state.question:
+                extra = f"  QUESTION: {state.question}"
             print(
                 f"  {name:24s} {state.status:12s} iterations={state.iteration:<3d} "
-                f"phase={state.phase}{extra}"
+                f"phase={state.phase} artifact={state.artifact.value}{extra}"
             )
     finally:
         store.close()
@@ -88,6 +92,59 @@ def cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_plan(args: argparse.Namespace) -> int:
+    from .planning.session import plan_design
+
+    out = Path(args.out or "plan")
+    design = asyncio.run(plan_design(args.prompt, out, args.answers, args.config))
+    print(f"plan written: {design}\nreview and approve it with: agent-host approve {out}")
+    return 0
+
+
+def cmd_approve(args: argparse.Namespace) -> int:
+    from .planning.approval import approve, plan_text
+    from .planning.picture import render_dag
+    from .planning.plan import validate_plan
+    from .planning.planner import load_plan
+
+    out = Path(args.dir)
+    spec, plan = load_plan(out)
+    validate_plan(plan)
+    print(plan_text(spec, plan))
+    print(f"DAG picture: {render_dag(plan, out / 'dag.png')}")
+    if not args.yes:
+        reply = input("Approve and freeze this plan? [y/N] ").strip().lower()
+        if reply not in ("y", "yes"):
+            print("not approved")
+            return 1
+    record = approve(out, by=args.by)
+    print(f"approved: {record['hash']}")
+    return 0
+
+
+def cmd_answer(args: argparse.Namespace) -> int:
+    run = resolve_run(args.run, runs_dir(args))
+    store = StateStore(run / "state.sqlite")
+    try:
+        waiting = [n for n, s in store.blocks().items() if s.question]
+        if args.block:
+            name = args.block
+        elif len(waiting) == 1:
+            name = waiting[0]
+        else:
+            raise ValueError(
+                f"blocks waiting for an answer: {', '.join(waiting) or 'none'}; "
+                "name one with --block"
+            )
+        store.answer(name, args.text)
+    finally:
+        store.close()
+    if not args.no_resume:
+        asyncio.run(execute_run(run))
+    print_blocks(run)
+    return 0
+
+
 def cmd_report(args: argparse.Namespace) -> int:
     from .report import write_report
 
@@ -136,6 +193,28 @@ def parser() -> argparse.ArgumentParser:
     )
     resume.set_defaults(func=cmd_resume)
 
+    plan = commands.add_parser(
+        "plan", help="clarify a prompt into a frozen specification and a block plan"
+    )
+    plan.add_argument("prompt")
+    plan.add_argument("--answers", help="YAML/JSON: question id -> answer (else asked here)")
+    plan.add_argument("--out", help="the plan folder (default ./plan)")
+    plan.add_argument("--config", help="host config YAML, or a preset: local, cloud")
+    plan.set_defaults(func=cmd_plan)
+
+    approve = commands.add_parser("approve", help="show a plan and its DAG, and freeze it")
+    approve.add_argument("dir")
+    approve.add_argument("--yes", action="store_true", help="approve without asking")
+    approve.add_argument("--by", default=os.environ.get("USER", "engineer"))
+    approve.set_defaults(func=cmd_approve)
+
+    answer = commands.add_parser("answer", help="answer a paused block's question and resume")
+    answer.add_argument("run")
+    answer.add_argument("text")
+    answer.add_argument("--block", help="which block (needed when several are waiting)")
+    answer.add_argument("--no-resume", action="store_true", help="record the answer only")
+    answer.set_defaults(func=cmd_answer)
+
     report = commands.add_parser("report", help="write the run's HTML report")
     report.add_argument("run")
     report.add_argument("--out")
@@ -153,7 +232,13 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return int(args.func(args))
-    except (FileNotFoundError, ValueError, RuntimeError) as exc:
+    except (
+        FileNotFoundError,
+        ValueError,
+        RuntimeError,
+        ProviderError,
+        StructuredOutputError,
+    ) as exc:
         print(f"agent-host: {exc}", file=sys.stderr)
         return 2
 

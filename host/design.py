@@ -39,6 +39,9 @@ class Block(BaseModel):
     interface: str = Field(description="Module header: name, parameters and ports")
     refs_3gpp: list[str] = Field(default_factory=list)
     depends_on: list[str] = Field(default_factory=list)
+    kind: Literal["module", "integration"] = Field(
+        "module", description="integration: the structural parent of its dependencies"
+    )
     verification: Verification
     synth: SynthTarget | None = None
 
@@ -48,6 +51,7 @@ class Design(BaseModel):
 
     name: str
     workspace: str = "."
+    plan: str | None = Field(None, description="A planned design: run needs its approval")
     blocks: list[Block] = Field(min_length=1)
 
     @model_validator(mode="after")
@@ -113,6 +117,10 @@ def load_design(path: str | Path) -> LoadedDesign:
     for block in design.blocks:
         if block.spec_file:
             block.spec = (block.spec + "\n" + (workspace / block.spec_file).read_text()).strip()
+    if design.plan is not None:
+        from .planning.approval import check_approved
+
+        check_approved(file.parent)
     return LoadedDesign(design=design, path=file, workspace=workspace)
 
 

@@ -4,7 +4,9 @@ Each call of `BlockLoop.step` does one step and returns the new state; the calle
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +26,7 @@ from .llm.gateway import Gateway, Ledger, now_iso
 from .llm.types import Message, ProviderError, StructuredOutputError, ToolCall, ToolSpec
 from .mcp_client import ServerPool, ToolCallFailed
 from .prompting import block_brief, code_block, escalation_prompt, fix_prompt, reflect_prompt
+from .roles.planning_prompts import ASK_INSTEAD
 from .roles.prompts import ROLE_TOOLS, role_prompt
 from .roles.schemas import (
     Escalation,
@@ -31,13 +34,33 @@ from .roles.schemas import (
     PnrAdvice,
     Reflection,
     Review,
+    rtl_or_question_model,
     rtl_submission_model,
 )
 from .runfolder import RunFolder
-from .state import BlockState, BlockStatus, Feedback, StepRecord
+from .state import Artifact, BlockState, BlockStatus, Feedback, StepRecord
 from .waves import render_mismatch
 
 MODEL_PHASES = frozenset({"librarian", "write", "reflect", "debug"})
+PRINTS = re.compile(r"\$(display|write|monitor|strobe|fdisplay|fwrite)\b")
+ARTIFACT_OF_PHASE = {
+    "check": Artifact.DRAFT,
+    "simulate": Artifact.TESTING,
+    "distill": Artifact.TESTING_ANALYSIS,
+    "reflect": Artifact.TESTING_ANALYSIS,
+    "debug": Artifact.TESTING_ANALYSIS,
+    "review": Artifact.PASSING,
+    "synth": Artifact.PASSING,
+    "freeze": Artifact.PASSING,
+}
+
+
+def artifact_after(state: BlockState) -> Artifact:
+    if state.status == BlockStatus.PASSED:
+        return Artifact.FROZEN if state.frozen_sha256 else Artifact.PASSING
+    if state.phase == "write":
+        return Artifact.DRAFT if state.code else Artifact.STUB
+    return ARTIFACT_OF_PHASE.get(state.phase, state.artifact)
 
 
 @dataclass
@@ -68,6 +91,8 @@ class Team:
         self.pool = pool
         self.folder = folder
         self.hidden = set(hidden_paths(self.design))
+        # A planned design: roles may ask instead of guessing, passing blocks freeze.
+        self.planned = self.design.plan is not None
         self.error_log = error_log or (lambda block: [])
 
     async def tool(
@@ -134,6 +159,9 @@ class BlockLoop:
                 continue
             outcome, detail, errors = result
             detail["wall_s"] = round(time.monotonic() - clock, 4)
+            state.artifact = artifact_after(state)
+            if self.team.planned:
+                detail["artifact"] = state.artifact.value
             detail["llm_s"] = round(sum(e.latency_s for e in ledger.events), 4)
             record = StepRecord(
                 block=self.block.name,
@@ -216,11 +244,16 @@ class BlockLoop:
         ]
         tools = self.check_draft_tool()
         correlation = f"{self.block.name}/{state.step_no}"
+        model = (
+            rtl_or_question_model(self.limits_code_chars())
+            if self.team.planned
+            else rtl_submission_model(self.limits_code_chars())
+        )
         try:
             answer = await self.team.gateway.structured(
                 role,
                 messages,
-                rtl_submission_model(self.limits_code_chars()),
+                model,
                 correlation_id=correlation,
                 ledger=ledger,
                 tools=tools or None,
@@ -239,6 +272,12 @@ class BlockLoop:
             state.phase = "escalate"
             state.escalation = {"reason": f"model unavailable: {exc}"[:300]}
             return "provider_error", {"error": str(exc)[:300]}, [("provider_error", str(exc))]
+        question = getattr(answer, "question", "")
+        if question:
+            # The block waits for the engineer; the other blocks go on.
+            state.status = BlockStatus.PAUSED
+            state.question = question
+            return "question", {"question": question, "step": step}, []
         state.iteration += 1
         state.code = answer.code
         target = self.team.workspace / self.block.rtl_file
@@ -292,12 +331,35 @@ class BlockLoop:
         else:
             brief = block_brief(self.team.design, self.block, state, "fix", limit)
             text = fix_prompt(brief, state)
-        return await self.submit_code(state, ledger, "rtl_engineer", "write", text)
+        if state.answers:
+            text += "\n\nClarifications from the engineer:\n" + "\n".join(
+                f"Q: {a['question']}\nAnswer from the engineer: {a['answer']}"
+                for a in state.answers
+            )
+        if self.team.planned:
+            text += "\n\n" + ASK_INSTEAD
+        role = "integrator" if self.block.kind == "integration" else "rtl_engineer"
+        return await self.submit_code(state, ledger, role, "write", text)
 
     async def do_check(self, state: BlockState, ledger: Ledger) -> Any:
         sources = self.team.sources(self.block)
         args = {"sources": sources, "top": self.block.top}
         tag = f"{self.block.name}/{state.step_no}"
+        printing = PRINTS.search(state.code or "")
+        if printing:
+            # Only testbenches print: a design's output would corrupt the verdict lines.
+            summary = f"design code may not print: remove ${printing.group(1)}"
+            state.feedback = Feedback(kind="compile", summary=summary)
+            signature = "design_prints"
+            self.fail(state, signature, "write")
+            return "errors", {"signature": signature}, [(signature, summary)]
+        missing = self.uninstantiated(state.code or "")
+        if missing:
+            summary = "the structural parent must instantiate " + ", ".join(missing)
+            state.feedback = Feedback(kind="compile", summary=summary)
+            signature = "integration_missing:" + ",".join(missing)
+            self.fail(state, signature, "write")
+            return "errors", {"signature": signature}, [(signature, summary)]
         results: dict[str, dict[str, Any]] = {}
         if self.team.pool.has("verilator", "lint"):
             results["lint"] = await self.team.tool("verilator", "lint", args, ledger, tag)
@@ -324,6 +386,17 @@ class BlockLoop:
         signature = diagnostic_signature("compile", diagnostics)
         self.fail(state, signature, "write")
         return "errors", {**detail, "signature": signature}, [(signature, summary)]
+
+    def uninstantiated(self, code: str) -> list[str]:
+        """An integration block's children that its code does not instantiate."""
+        if self.block.kind != "integration":
+            return []
+        tops = [self.team.design.block(n).top for n in self.block.depends_on]
+        return [
+            top
+            for top in tops
+            if not re.search(rf"\b{top}\s+(#\s*\([^;]*?\)\s*)?[A-Za-z_]\w*\s*\(", code)
+        ]
 
     async def do_simulate(self, state: BlockState, ledger: Ledger) -> Any:
         verification = self.block.verification
@@ -508,13 +581,28 @@ class BlockLoop:
             return None
         return advice.model_dump()
 
-    async def do_synth(self, state: BlockState, ledger: Ledger) -> Any:
-        state.phase = "done"
+    async def do_freeze(self, state: BlockState, ledger: Ledger) -> Any:
+        """A passing planned block is frozen: its code hash is kept and a copy archived;
+        parents integrate only frozen children."""
+        code = state.code or ""
+        state.frozen_sha256 = hashlib.sha256(code.encode()).hexdigest()
+        archived = self.team.folder.write_attempt_file(
+            self.block.name, state.iteration, "frozen_" + Path(self.block.rtl_file).name, code
+        )
         state.status = BlockStatus.PASSED
+        state.phase = "done"
+        state.interface_sig = module_header(code, self.block.top)
+        return "frozen", {"sha256": state.frozen_sha256, "code": archived}, []
+
+    async def do_synth(self, state: BlockState, ledger: Ledger) -> Any:
+        state.phase = "freeze" if self.team.planned else "done"
+        state.status = BlockStatus.IN_PROGRESS if self.team.planned else BlockStatus.PASSED
+        state.frozen_sha256 = None
         state.recheck = False
         header = module_header(state.code or "", self.block.top)
         if self.block.synth is None or not self.team.pool.has("openlane", "synthesize"):
-            state.interface_sig = header
+            if not self.team.planned:  # a planned block's header counts once frozen
+                state.interface_sig = header
             return "passed", {"synthesis": "not run"}, []
         result = await self.team.tool(
             "openlane",
@@ -541,7 +629,8 @@ class BlockLoop:
             signature = diagnostic_signature("synthesis", diagnostics)
             self.fail(state, signature, "write")
             return status, {"status": status, "signature": signature}, [(signature, summary)]
-        state.interface_sig = header
+        if not self.team.planned:
+            state.interface_sig = header
         state.synth = {k: v for k, v in result.items() if not isinstance(v, (list, dict))}
         slack = result.get("worst_setup_slack_ns")
         if isinstance(slack, (int, float)) and slack < 0:

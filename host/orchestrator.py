@@ -41,6 +41,8 @@ class Orchestrator:
             state = states[name]
             if name not in chosen or name in busy or state.status in FINISHED:
                 continue
+            if state.status == BlockStatus.PAUSED:  # waits for `agent-host answer`
+                continue
             deps = self.team.design.block(name).depends_on
             if all(states[d].status in DONE for d in deps):
                 names.append(name)
@@ -141,5 +143,6 @@ class Orchestrator:
             for task in running:
                 task.cancel()
         finished = all(states[n].status in FINISHED for n in chosen)
-        self.store.set_meta(phase="done" if finished else "stopped")
+        paused = any(states[n].status == BlockStatus.PAUSED for n in chosen)
+        self.store.set_meta(phase="done" if finished else "paused" if paused else "stopped")
         return states

@@ -94,7 +94,9 @@ def render_report(run: Path) -> str:
             f"<td>{state.iteration}</td><td>{state.step_no}</td>"
             f"<td>{per_block_tokens.get(name, 0)}</td><td>{per_block_cost.get(name, 0.0):.4f}</td>"
             f"<td>{_e(synth_text(synth))}</td>"
-            f"<td>{_e(escalation.get('summary') or escalation.get('reason') or '')}</td></tr>"
+            f"<td>{_e(escalation.get('summary') or escalation.get('reason') or '')}"
+            f"{_e(' QUESTION: ' + state.question) if state.question else ''}</td>"
+            f"<td>{_e(state.artifact.value)}</td></tr>"
         )
     timeline = []
     for seq, record in steps:
@@ -124,7 +126,8 @@ cost: $<span id="total-cost">{total_cost:.4f}</span> ·
 servers: {_e(", ".join(meta.get("servers") or []))}</p>
 <h2>Blocks</h2>
 <table id="blocks"><thead><tr><th>block</th><th>status</th><th>iterations</th><th>steps</th>
-<th>tokens</th><th>cost (USD)</th><th>synthesis</th><th>escalation</th></tr></thead>
+<th>tokens</th><th>cost (USD)</th><th>synthesis</th><th>escalation / question</th>
+<th>artifact</th></tr></thead>
 <tbody>{"".join(block_rows)}</tbody></table>
 <h2>Tokens and cost per role and model</h2>
 <table id="cost"><thead><tr><th>role</th><th>model</th><th>calls</th><th>input tokens</th>

@@ -22,6 +22,18 @@ class BlockStatus(StrEnum):
     PASSED = "PASSED"
     PNR_DONE = "PNR_DONE"
     ESCALATED = "ESCALATED"
+    PAUSED = "PAUSED"
+
+
+class Artifact(StrEnum):
+    """A planned block's artifact, from header stub to frozen code."""
+
+    STUB = "Stub"
+    DRAFT = "Draft"
+    TESTING = "Testing"
+    TESTING_ANALYSIS = "Testing_Analysis"
+    PASSING = "Passing"
+    FROZEN = "Frozen"
 
 
 DONE = frozenset({BlockStatus.PASSED, BlockStatus.PNR_DONE})
@@ -59,6 +71,10 @@ class BlockState(BaseModel):
     review: dict[str, Any] | None = None
     escalation: dict[str, Any] | None = None
     recheck: bool = Field(False, description="Re-verify after a dependency's interface changed")
+    artifact: Artifact = Artifact.STUB
+    question: str | None = Field(None, description="Asked by a role; the block waits for it")
+    answers: list[dict[str, str]] = Field(default_factory=list, description="Questions answered")
+    frozen_sha256: str | None = None
 
 
 class StepRecord(BaseModel):
@@ -234,6 +250,8 @@ class StateStore:
         state.signatures = []
         state.escalation = None
         state.recheck = False
+        state.question = None
+        state.frozen_sha256 = None
         record = StepRecord(
             block=name,
             step_no=state.step_no,
@@ -249,6 +267,31 @@ class StateStore:
         self.commit_step(record, state, Ledger(), spent)
         with self.db:
             self.db.execute("DELETE FROM escalations WHERE block = ?", (name,))
+        return state
+
+    def answer(self, name: str, text: str) -> BlockState:
+        """The engineer's answer to a paused block's question; the block writes again."""
+        state = self.blocks()[name]
+        if state.status != BlockStatus.PAUSED or not state.question:
+            raise ValueError(f"block {name} is not waiting for an answer")
+        state.answers.append({"question": state.question, "answer": text})
+        state.question = None
+        state.status = BlockStatus.IN_PROGRESS
+        state.phase = "write"
+        record = StepRecord(
+            block=name,
+            step_no=state.step_no,
+            kind="answer",
+            iteration=state.iteration,
+            outcome="answered",
+            started_at=now_iso(),
+            finished_at=now_iso(),
+            detail={"question": state.answers[-1]["question"], "answer": text[:2000]},
+        )
+        state.step_no += 1
+        meta = self.meta()
+        spent = (int(meta.get("tokens_spent", 0)), float(meta.get("cost_spent", 0.0)))
+        self.commit_step(record, state, Ledger(), spent)
         return state
 
     # --- reading back ---------------------------------------------------------------------

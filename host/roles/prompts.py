@@ -89,7 +89,9 @@ ROLE_TITLES = {
 
 
 def role_prompt(role: str) -> str:
-    return ROLE_PROMPTS[role]
+    from .planning_prompts import PLANNING_PROMPTS
+
+    return ROLE_PROMPTS[role] if role in ROLE_PROMPTS else PLANNING_PROMPTS[role]
 
 
 def _renderer(text: str) -> Any:
@@ -100,9 +102,13 @@ def _renderer(text: str) -> Any:
 
 
 def register_role_prompts(server: Any) -> None:
-    """Serve each role prompt as an MCP prompt `role_<name>` (call from a server's build())."""
-    for role, text in ROLE_PROMPTS.items():
-        title = ROLE_TITLES[role]
+    """Serve each role prompt, the planning roles' too, as an MCP prompt `role_<name>` (call
+    from a server's build())."""
+    from .planning_prompts import PLANNING_PROMPTS
+
+    titles = {**ROLE_TITLES, **{r: r.replace("_", " ").title() for r in PLANNING_PROMPTS}}
+    for role, text in {**ROLE_PROMPTS, **PLANNING_PROMPTS}.items():
+        title = titles[role]
         server.prompt(
             name=f"role_{role}",
             title=title,

@@ -99,3 +99,26 @@ class PnrAdvice(BaseModel):
     meets_target: bool
     critical_path: str = Field(max_length=300)
     advice: str = Field(max_length=600)
+
+
+class RtlOrQuestion(RtlSubmission):
+    """A generating role in a planned run may ask the engineer instead of guessing."""
+
+    question: str = ""
+
+    @model_validator(mode="after")
+    def one_of(self) -> RtlOrQuestion:
+        if bool(self.code.strip()) == bool(self.question.strip()):
+            raise ValueError("answer with either code or a question, not both and not neither")
+        return self
+
+
+@cache
+def rtl_or_question_model(max_code_chars: int) -> type[RtlOrQuestion]:
+    return create_model(  # type: ignore[call-overload, no-any-return]
+        "RtlOrQuestion",
+        __base__=RtlOrQuestion,
+        code=(str, Field("", max_length=max_code_chars)),
+        notes=(str, Field("", max_length=120)),
+        question=(str, Field("", max_length=600)),
+    )

@@ -17,6 +17,7 @@ from host.cli import main
 from host.config import ROLE_NAMES, load_config
 from host.design import Design, load_design
 from host.mcp_client import ServerPool, load_mcp_config
+from host.roles.planning_prompts import PLANNING_PROMPTS
 from host.roles.prompts import ROLE_PROMPTS, register_role_prompts
 from host.roles.schemas import LibrarianAnswer, Reflection, rtl_submission_model
 from host.runs import create_run
@@ -86,7 +87,7 @@ async def test_role_prompts_served_over_mcp() -> None:
     async with Client(server) as client:
         listed = await client.list_prompts()
         names = sorted(p.name for p in listed.prompts)
-        assert names == sorted(f"role_{r}" for r in ROLE_PROMPTS)
+        assert names == sorted(f"role_{r}" for r in {**ROLE_PROMPTS, **PLANNING_PROMPTS})
         got = await client.get_prompt("role_rtl_engineer", {"task": "write a CRC24A block"})
     text = got.messages[0].content.text  # type: ignore[union-attr]
     assert "always_ff @(posedge clk)" in text and "never `always @(*)`" in text
