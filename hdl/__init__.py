@@ -1,0 +1,1 @@
+"""The LTE Cat-1 downlink baseband reference design: RTL, testbenches and their registry."""

@@ -1,0 +1,256 @@
+`default_nettype none
+// Rate dematcher for turbo-coded transport channels: the inverse of TS 36.212 clause 5.1.4.1
+// (sub-block interleaving 5.1.4.1.1, bit collection and circular-buffer selection 5.1.4.1.2).
+//
+// The circular buffer w_k is walked from k0 = R * (2 * ceil(N_cb / (8 R)) * rv + 2) with the
+// source address of every position generated on the fly (column permutation of Table 5.1.4-1;
+// d(2) uses the shifted interleaver); <NULL> positions (dummy bits and filler bits) consume no
+// LLR. Each received LLR is added, saturating to +-127, into the soft buffer at its d address,
+// so repeated bits combine. With combine_i = 0 the buffer is cleared first (new transmission);
+// with 1 it keeps the previous transmission's soft bits (HARQ combining).
+//
+// In:  E LLRs of one code block, tlast on the last; k_i, f_i, rv_i, ncb_i, combine_i are taken
+//      with the first LLR and must hold until it is accepted.
+// Out: the soft d stream, d0[0..K+3], d1[..], d2[..], tlast on the last of the 3(K+4) LLRs.
+module rate_dematcher #(
+    parameter int MAX_K = 6144  // largest code block (soft buffer depth 3 * (MAX_K + 4))
+) (
+    input  logic                               clk,
+    input  logic                               rst_n,
+    input  logic [                       12:0] k_i,
+    input  logic [                        5:0] f_i,
+    input  logic [                        1:0] rv_i,
+    input  logic [                       14:0] ncb_i,
+    input  logic                               combine_i,
+    input  logic [lte_baseband_pkg::LLR_W-1:0] s_axis_tdata_i,
+    input  logic                               s_axis_tvalid_i,
+    output logic                               s_axis_tready_o,
+    input  logic                               s_axis_tlast_i,
+    output logic [lte_baseband_pkg::LLR_W-1:0] m_axis_tdata_o,
+    output logic                               m_axis_tvalid_o,
+    input  logic                               m_axis_tready_i,
+    output logic                               m_axis_tlast_o
+);
+  import lte_baseband_pkg::*;
+
+  localparam int DEPTH = 3 * (MAX_K + 4);
+  localparam int ADDR_W = 15;  // 3 * (K + 4) < 2^15 for every K the 13-bit k_i can carry here
+  localparam logic signed [LLR_W:0] SUM_MAX = (LLR_W + 1)'(LLR_MAX);
+  localparam logic signed [LLR_W:0] SUM_MIN = -SUM_MAX;
+
+  typedef enum logic [2:0] {
+    ST_IDLE  = 3'd0,
+    ST_DIV   = 3'd1,
+    ST_START = 3'd2,
+    ST_CLEAR = 3'd3,
+    ST_RUN   = 3'd4,
+    ST_OUT   = 3'd5
+  } state_e;
+
+  // Inter-column permutation pattern of TS 36.212 Table 5.1.4-1.
+  function automatic logic [4:0] perm(input logic [4:0] col);
+    perm = {col[0], col[1], col[2], col[3], col[4]};  // the pattern is the 5-bit reversal
+  endfunction
+
+  state_e             state_r;
+  logic        [ 5:0] f_r;
+  logic        [ 1:0] rv_r;
+  logic        [14:0] ncb_r;
+  logic        [ 7:0] rows_r;  // R_subblock = ceil((K + 4) / 32)
+  logic        [12:0] kpi_r;  // K_Pi = 32 R
+  logic        [ 4:0] nd_r;  // dummy bits N_D = K_Pi - (K + 4)
+  logic        [12:0] d_len_r;  // K + 4
+  logic        [14:0] div_rem_r;  // ncb - q * 8R while counting q = ceil(ncb / 8R)
+  logic        [ 3:0] div_q_r;
+  logic               combine_r;
+  logic        [ 6:0] col0_w;  // k0 / R
+
+  // Circular-buffer position: j, section (0: v(0); 1: interleaved v(1)/v(2)), column, row, and
+  // in section 1 the phase (0: d(1), 1: d(2)).
+  logic        [14:0] j_r;
+  logic               sect_r;
+  logic        [ 4:0] col_r;
+  logic        [ 7:0] row_r;
+  logic               phase_r;
+
+  logic        [13:0] idx_w;  // interleaver input index, y_idx = d_{idx - N_D}
+  logic        [12:0] src_w;
+  logic        [ 1:0] stream_w;
+  logic               null_w;
+  logic [ADDR_W-1:0] addr_w;
+
+  logic [ADDR_W-1:0] clr_addr_r;
+  logic [ADDR_W-1:0] rd_addr_r;
+  logic [ADDR_W-1:0] total_w;
+
+  // Soft buffer: a large memory, exempt from reset (cleared by ST_CLEAR before use).
+  logic [LLR_W-1:0] mem_r[DEPTH];
+
+  logic signed [LLR_W:0] sum_w;
+  logic [LLR_W-1:0] sat_w;
+  logic in_fire_w;
+  logic out_free_w;
+  logic [LLR_W-1:0] out_data_r;
+  logic out_valid_r;
+  logic out_last_r;
+
+  assign total_w = {{(ADDR_W - 13) {1'b0}}, d_len_r} + {{(ADDR_W - 14) {1'b0}}, d_len_r, 1'b0};
+  assign col0_w = {2'b0, div_q_r, 1'b0} * {5'd0, rv_r} + 7'd2;
+
+  // Source of the current position.
+  always_comb begin
+    if (sect_r && phase_r) begin
+      // d(2): pi(k) = (P(k / R) + 32 (k mod R) + 1) mod K_Pi, 5.1.4.1.1.
+      idx_w = {9'd0, perm(col_r)} + {1'b0, row_r, 5'd0} + 14'd1;
+      if (idx_w == {1'b0, kpi_r}) idx_w = '0;
+      stream_w = 2'd2;
+    end else begin
+      idx_w = {1'b0, row_r, 5'd0} + {9'd0, perm(col_r)};
+      stream_w = sect_r ? 2'd1 : 2'd0;
+    end
+    src_w = 13'(idx_w - {9'd0, nd_r});
+    null_w = (idx_w < {9'd0, nd_r}) || ((stream_w != 2'd2) && (src_w < {7'd0, f_r}));
+    addr_w = {{(ADDR_W - 2) {1'b0}}, stream_w} * {{(ADDR_W - 13) {1'b0}}, d_len_r} +
+        {{(ADDR_W - 13) {1'b0}}, src_w};
+  end
+
+  assign in_fire_w = s_axis_tvalid_i && s_axis_tready_o;
+  assign s_axis_tready_o = (state_r == ST_RUN) && !null_w;
+  assign sum_w = $signed({mem_r[addr_w][LLR_W-1], mem_r[addr_w]}) +
+      $signed({s_axis_tdata_i[LLR_W-1], s_axis_tdata_i});
+  always_comb begin
+    if (sum_w > SUM_MAX) sat_w = SUM_MAX[LLR_W-1:0];
+    else if (sum_w < SUM_MIN) sat_w = SUM_MIN[LLR_W-1:0];
+    else sat_w = sum_w[LLR_W-1:0];
+  end
+  assign out_free_w = !out_valid_r || m_axis_tready_i;
+
+  always_ff @(posedge clk) begin
+    if (state_r == ST_CLEAR) mem_r[clr_addr_r] <= '0;
+    else if (state_r == ST_RUN && in_fire_w) mem_r[addr_w] <= sat_w;
+  end
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      state_r <= ST_IDLE;
+      f_r <= '0;
+      rv_r <= '0;
+      ncb_r <= '0;
+      rows_r <= '0;
+      kpi_r <= '0;
+      nd_r <= '0;
+      d_len_r <= '0;
+      div_rem_r <= '0;
+      div_q_r <= '0;
+      combine_r <= 1'b0;
+      j_r <= '0;
+      sect_r <= 1'b0;
+      col_r <= '0;
+      row_r <= '0;
+      phase_r <= 1'b0;
+      clr_addr_r <= '0;
+      rd_addr_r <= '0;
+      out_data_r <= '0;
+      out_valid_r <= 1'b0;
+      out_last_r <= 1'b0;
+    end else begin
+      if (out_valid_r && m_axis_tready_i) out_valid_r <= 1'b0;
+      case (state_r)
+        ST_IDLE: begin
+          if (s_axis_tvalid_i) begin
+            f_r <= f_i;
+            rv_r <= rv_i;
+            ncb_r <= ncb_i;
+            d_len_r <= k_i + 13'd4;
+            rows_r <= 8'((k_i + 13'd4 + 13'd31) >> 5);
+            kpi_r <= ((k_i + 13'd4 + 13'd31) >> 5) << 5;
+            div_rem_r <= ncb_i;
+            div_q_r <= '0;
+            combine_r <= combine_i;
+            state_r <= ST_DIV;
+          end
+        end
+        ST_DIV: begin
+          nd_r <= 5'(kpi_r - d_len_r);
+          // ceil(N_cb / 8R) by repeated subtraction: at most 12 steps.
+          if (div_rem_r != '0) begin
+            div_q_r <= div_q_r + 4'd1;
+            if (div_rem_r > {4'd0, rows_r, 3'd0}) div_rem_r <= div_rem_r - {4'd0, rows_r, 3'd0};
+            else div_rem_r <= '0;
+          end else begin
+            state_r <= ST_START;
+          end
+        end
+        ST_START: begin
+          // k0 = col0 * R: row 0 of column col0 in section 0, or in the interleaved section
+          // the pair (col0 - 32) * R / 2 with the phase of its parity.
+          j_r <= {8'd0, col0_w} * {7'd0, rows_r};
+          if (col0_w < 7'd32) begin
+            sect_r <= 1'b0;
+            col_r <= col0_w[4:0];
+            row_r <= '0;
+            phase_r <= 1'b0;
+          end else begin
+            sect_r <= 1'b1;
+            col_r <= 5'((col0_w - 7'd32) >> 1);
+            row_r <= col0_w[0] ? (rows_r >> 1) : 8'd0;
+            phase_r <= col0_w[0] & rows_r[0];
+          end
+          state_r <= combine_r ? ST_RUN : ST_CLEAR;
+          clr_addr_r <= '0;
+        end
+        ST_CLEAR: begin
+          clr_addr_r <= clr_addr_r + 1'b1;
+          if (clr_addr_r == total_w - 1'b1) state_r <= ST_RUN;
+        end
+        ST_RUN: begin
+          if (null_w || in_fire_w) begin
+            // Next circular-buffer position, wrapping at N_cb.
+            if (j_r == ncb_r - 15'd1) begin
+              j_r <= '0;
+              sect_r <= 1'b0;
+              col_r <= '0;
+              row_r <= '0;
+              phase_r <= 1'b0;
+            end else begin
+              j_r <= j_r + 15'd1;
+              if (sect_r && !phase_r) begin
+                phase_r <= 1'b1;
+              end else begin
+                phase_r <= 1'b0;
+                if (row_r == rows_r - 8'd1) begin
+                  row_r <= '0;
+                  col_r <= col_r + 5'd1;
+                  if (col_r == 5'd31) sect_r <= 1'b1;
+                end else begin
+                  row_r <= row_r + 8'd1;
+                end
+              end
+            end
+          end
+          if (in_fire_w && s_axis_tlast_i) begin
+            rd_addr_r <= '0;
+            state_r <= ST_OUT;
+          end
+        end
+        ST_OUT: begin
+          if (out_free_w) begin
+            out_data_r <= mem_r[rd_addr_r];
+            out_valid_r <= 1'b1;
+            out_last_r <= (rd_addr_r == total_w - 1'b1);
+            rd_addr_r <= rd_addr_r + 1'b1;
+            if (rd_addr_r == total_w - 1'b1) state_r <= ST_IDLE;
+          end
+        end
+        default: state_r <= ST_IDLE;
+      endcase
+    end
+  end
+
+  assign m_axis_tdata_o = out_data_r;
+  assign m_axis_tvalid_o = out_valid_r;
+  assign m_axis_tlast_o = out_last_r;
+
+endmodule
+
+`default_nettype wire

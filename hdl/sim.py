@@ -1,0 +1,115 @@
+"""Run a block's testbench on its refmodels vectors through the suite's own simulators.
+
+The workspace is the repository root, so ``hdl/`` is referenced in place; vectors are written
+under ``.silicon-agent/vectors/<uuid>/`` (gitignored, world-readable for the sandboxed tools).
+"""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from hdl.registry import REPO, Block, load_sidecar
+from servers.core.models import ToolResult
+from servers.core.workspace import Workspace
+from servers.iverilog.api import Icarus
+from servers.verilator.api import Verilator
+
+SimulatorName = Literal["iverilog", "verilator"]
+
+
+class VectorCase(BaseModel):
+    """One generated case: where its files are and the testbench's plusargs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    block: str
+    case: str
+    directory: str
+    plusargs: list[str]
+
+
+class VectorSet:
+    """A fresh directory of generated vectors inside the workspace, removed by ``close``."""
+
+    def __init__(self, workspace: Workspace, label: str = "vectors") -> None:
+        self.workspace = workspace
+        self.root = workspace.keep_dir("vectors") / f"{label}-{uuid.uuid4().hex[:12]}"
+        self.root.mkdir(parents=True)
+        self.root.chmod(0o755)
+
+    def generate(
+        self, block: Block, seed: int = 0, params: dict[str, object] | None = None
+    ) -> list[VectorCase]:
+        """Write ``block``'s default cases (or one custom case) and describe each."""
+        from refmodels.vectors import generate
+
+        out = self.root / block.name
+        if params is not None:
+            # Every custom case gets its own directory: they are all named "custom".
+            out = out / f"custom-{uuid.uuid4().hex[:8]}"
+        sidecars = generate(block.name, out, seed=seed, params=params)
+        if params is None:
+            for name, extra in block.vectors.extra_cases.items():
+                for path in generate(block.name, out / "extra", seed=seed, params=dict(extra)):
+                    renamed = out / name
+                    path.parent.rename(renamed)
+                    sidecars.append(renamed / path.name)
+                (out / "extra").rmdir()
+        cases = []
+        for path in sidecars:
+            case_dir = path.parent
+            for p in (self.root / block.name, out, case_dir):
+                p.chmod(0o755)
+            meta = load_sidecar(case_dir, block.name)
+            # Absolute: the simulators run in a scratch cwd that does not link .silicon-agent/.
+            where = str(case_dir.resolve())
+            cases.append(
+                VectorCase(
+                    block=block.name,
+                    case=case_dir.name,
+                    directory=where,
+                    plusargs=[f"VECTORS={where}", *block.plusargs(meta)],
+                )
+            )
+        return cases
+
+    def close(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def repo_workspace() -> Workspace:
+    return Workspace.open(REPO)
+
+
+def simulator(workspace: Workspace, name: SimulatorName) -> Icarus | Verilator:
+    return Icarus(workspace) if name == "iverilog" else Verilator(workspace)
+
+
+async def run_case(
+    sim: Icarus | Verilator,
+    block: Block,
+    case: VectorCase,
+    design: Sequence[str] | None = None,
+    seed: int = 1,
+    timeout_s: float = 300.0,
+) -> ToolResult:
+    """Compile (or reuse) the block with its testbench and run one vector case."""
+    if block.testbench is None:
+        raise ValueError(f"{block.name} has no testbench yet")
+    return await sim.run_testbench(
+        design=list(design or block.rtl),
+        testbench=[block.testbench],
+        top=block.tb_top,
+        plusargs=[*case.plusargs, f"SEED={seed}"],
+        timeout_s=timeout_s,
+    )
+
+
+def relative_to_repo(path: Path) -> str:
+    return str(path.resolve().relative_to(REPO))

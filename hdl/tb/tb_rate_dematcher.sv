@@ -1,0 +1,135 @@
+`default_nettype none
+// Self-checking testbench of rate_dematcher against refmodels vectors (rate_dematcher
+// generator). Plusargs: VECTORS=<case dir>, K, F, E, RV, NCB, optional SEED. Random input gaps
+// and output back-pressure; pass 0 is cut by a reset in the middle of the input, pass 1 and
+// pass 2 run the whole code block back to back (the second proves the buffer is cleared).
+module tb_rate_dematcher;
+  import lte_baseband_pkg::*;
+
+  localparam int MAX_E = 32768;
+  localparam int MAX_D = 3 * (6144 + 4);
+  localparam int LAST_PASS = 2;
+
+  logic clk = 1'b0;
+  logic rst_n = 1'b0;
+  string dir;
+  int k_bits = 0;
+  int f_bits = 0;
+  int e_len = 0;
+  int rv = 0;
+  int ncb = 0;
+  int n_out = 0;
+  int seed = 1;
+  int abort_at = 0;
+
+  logic [LLR_W-1:0] stim[MAX_E];
+  logic [LLR_W-1:0] exp_llr[MAX_D];
+
+  int in_idx = 0;
+  int out_idx = 0;
+  int cycle = 0;
+  int errors = 0;
+  int samples = 0;
+  int pass_no = 0;
+  int rst_cnt = 4;
+  int limit = 0;
+  logic gate_r = 1'b0;
+  logic ready_r = 1'b0;
+
+  logic s_tvalid, s_tready, s_tlast;
+  logic [LLR_W-1:0] s_tdata;
+  logic [LLR_W-1:0] m_tdata;
+  logic m_tvalid, m_tlast;
+
+  rate_dematcher dut (
+      .clk(clk),
+      .rst_n(rst_n),
+      .k_i(k_bits[12:0]),
+      .f_i(f_bits[5:0]),
+      .rv_i(rv[1:0]),
+      .ncb_i(ncb[14:0]),
+      .combine_i(1'b0),
+      .s_axis_tdata_i(s_tdata),
+      .s_axis_tvalid_i(s_tvalid),
+      .s_axis_tready_o(s_tready),
+      .s_axis_tlast_i(s_tlast),
+      .m_axis_tdata_o(m_tdata),
+      .m_axis_tvalid_o(m_tvalid),
+      .m_axis_tready_i(ready_r),
+      .m_axis_tlast_o(m_tlast)
+  );
+
+  always #5 clk = ~clk;
+
+  assign s_tvalid = rst_n && gate_r && (in_idx < e_len);
+  assign s_tdata = stim[in_idx%MAX_E];
+  assign s_tlast = (in_idx == e_len - 1);
+
+  initial begin
+    if (!$value$plusargs("VECTORS=%s", dir)) $fatal(1, "tb: +VECTORS=<dir> missing");
+    if (!$value$plusargs("K=%d", k_bits)) $fatal(1, "tb: +K missing");
+    if (!$value$plusargs("F=%d", f_bits)) $fatal(1, "tb: +F missing");
+    if (!$value$plusargs("E=%d", e_len)) $fatal(1, "tb: +E missing");
+    if (!$value$plusargs("RV=%d", rv)) $fatal(1, "tb: +RV missing");
+    if (!$value$plusargs("NCB=%d", ncb)) $fatal(1, "tb: +NCB missing");
+    if ($value$plusargs("SEED=%d", seed)) seed = seed + 1;
+    if (e_len < 2 || e_len > MAX_E || k_bits < 40 || k_bits > 6144)
+      $fatal(1, "tb: case out of range for the harness");
+    n_out = 3 * (k_bits + 4);
+    abort_at = e_len / 3;
+    limit = 12 * (e_len + n_out) + 5000;
+    $readmemh({dir, "/stimulus_e_llr.hex"}, stim, 0, e_len - 1);
+    $readmemh({dir, "/expected_d_llr.hex"}, exp_llr, 0, n_out - 1);
+    seed = int'($urandom(seed));
+  end
+
+  always @(posedge clk) begin
+    cycle <= cycle + 1;
+    if (rst_cnt > 0) begin
+      rst_cnt <= rst_cnt - 1;
+      if (rst_cnt == 1) rst_n <= 1'b1;
+    end
+    if (rst_n) begin
+      if (s_tvalid && s_tready) in_idx <= in_idx + 1;
+      if (m_tvalid && ready_r) begin
+        samples = samples + 1;
+        if (out_idx >= n_out || m_tdata !== exp_llr[out_idx%MAX_D]) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
+                   $time, cycle, exp_llr[out_idx%MAX_D], m_tdata);
+        end
+        if (m_tlast !== (out_idx == n_out - 1)) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
+                   $time, cycle, out_idx == n_out - 1, m_tlast);
+        end
+        out_idx <= out_idx + 1;
+        if (out_idx + 1 == n_out) begin
+          if (pass_no == LAST_PASS) begin
+            $display("Mismatches: %0d in %0d samples", errors, samples);
+            $finish;
+          end
+          in_idx <= 0;
+          out_idx <= 0;
+          pass_no <= pass_no + 1;
+        end
+      end
+      if (pass_no == 0 && in_idx >= abort_at) begin
+        rst_n <= 1'b0;
+        rst_cnt <= 3;
+        in_idx <= 0;
+        out_idx <= 0;
+        pass_no <= 1;
+      end
+    end
+    if (!s_tvalid || s_tready) gate_r <= ($urandom % 5) != 0;
+    ready_r <= ($urandom % 3) != 0;
+    if (cycle > limit) begin
+      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
+               n_out, out_idx);
+      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
+      $finish;
+    end
+  end
+endmodule
+`default_nettype wire

@@ -1,0 +1,160 @@
+`default_nettype none
+// Self-checking testbench of turbo_decoder against refmodels vectors (turbo_decoder generator).
+// Plusargs: VECTORS=<case dir>, K, F1, F2 (QPP parameters), ITERS (maximum), CRC (0 24A,
+// 1 24B), CRC_OK (expected verdict), optional SEED. Random input gaps and output back-pressure;
+// pass 0 is cut by a reset while the code block is being loaded, pass 1 decodes it whole.
+// Checked per output beat: the APP LLR, the hard bit it implies, tuser {crc_ok, iterations}.
+// +FULL_RATE drops the random gaps and back-pressure (for cycle counts in bench/hdl_bench.py).
+module tb_turbo_decoder;
+  import lte_baseband_pkg::*;
+
+  localparam int MAX_K = 6144;
+  localparam int MAX_D = 3 * (MAX_K + 4);
+  localparam int LAST_PASS = 1;
+
+  logic clk = 1'b0;
+  logic rst_n = 1'b0;
+  string dir;
+  int k_bits = 0;
+  int f1 = 0;
+  int f2 = 0;
+  int iters = 0;
+  int crc_sel = 0;
+  int crc_ok = 0;
+  int n_in = 0;
+  int seed = 1;
+  logic full_rate = 1'b0;
+  int abort_at = 0;
+
+  logic [LLR_W-1:0] stim[MAX_D];
+  logic exp_bit[MAX_K];
+  logic [APP_LLR_W-1:0] exp_app[MAX_K];
+  logic [3:0] exp_iter[1];
+
+  int in_idx = 0;
+  int out_idx = 0;
+  int cycle = 0;
+  int errors = 0;
+  int samples = 0;
+  int pass_no = 0;
+  int rst_cnt = 4;
+  int limit = 0;
+  int start_cycle = -1;  // first accepted input beat of the last pass
+  logic gate_r = 1'b0;
+  logic ready_r = 1'b0;
+
+  logic s_tvalid, s_tready, s_tlast;
+  logic [LLR_W-1:0] s_tdata;
+  logic [APP_LLR_W-1:0] m_tdata;
+  logic [4:0] m_tuser;
+  logic [4:0] exp_user;
+  logic m_tvalid, m_tlast;
+
+  turbo_decoder dut (
+      .clk(clk),
+      .rst_n(rst_n),
+      .k_i(k_bits[12:0]),
+      .f1_i(f1[9:0]),
+      .f2_i(f2[10:0]),
+      .max_iter_i(iters[3:0]),
+      .crc_type_i(crc_sel[0]),
+      .s_axis_tdata_i(s_tdata),
+      .s_axis_tvalid_i(s_tvalid),
+      .s_axis_tready_o(s_tready),
+      .s_axis_tlast_i(s_tlast),
+      .m_axis_tdata_o(m_tdata),
+      .m_axis_tuser_o(m_tuser),
+      .m_axis_tvalid_o(m_tvalid),
+      .m_axis_tready_i(ready_r),
+      .m_axis_tlast_o(m_tlast)
+  );
+
+  always #5 clk = ~clk;
+
+  assign s_tvalid = rst_n && gate_r && (in_idx < n_in);
+  assign s_tdata = stim[in_idx%MAX_D];
+  assign s_tlast = (in_idx == n_in - 1);
+  assign exp_user = {crc_ok[0], exp_iter[0]};
+
+  initial begin
+    if (!$value$plusargs("VECTORS=%s", dir)) $fatal(1, "tb: +VECTORS=<dir> missing");
+    if (!$value$plusargs("K=%d", k_bits)) $fatal(1, "tb: +K missing");
+    if (!$value$plusargs("F1=%d", f1)) $fatal(1, "tb: +F1 missing");
+    if (!$value$plusargs("F2=%d", f2)) $fatal(1, "tb: +F2 missing");
+    if (!$value$plusargs("ITERS=%d", iters)) $fatal(1, "tb: +ITERS missing");
+    if (!$value$plusargs("CRC=%d", crc_sel)) $fatal(1, "tb: +CRC missing");
+    if (!$value$plusargs("CRC_OK=%d", crc_ok)) $fatal(1, "tb: +CRC_OK missing");
+    if ($value$plusargs("SEED=%d", seed)) seed = seed + 1;
+    full_rate = $test$plusargs("FULL_RATE") != 0;
+    if (k_bits < 40 || k_bits > MAX_K || iters < 1 || iters > 15)
+      $fatal(1, "tb: case out of range for the harness");
+    n_in = 3 * (k_bits + 4);
+    abort_at = n_in / 3;
+    limit = 8 * n_in + (iters + 1) * 6 * (k_bits + 8) + 5000;
+    $readmemh({dir, "/stimulus_d_llr.hex"}, stim, 0, n_in - 1);
+    $readmemh({dir, "/expected_bits.hex"}, exp_bit, 0, k_bits - 1);
+    $readmemh({dir, "/expected_app_llr.hex"}, exp_app, 0, k_bits - 1);
+    $readmemh({dir, "/expected_iterations.hex"}, exp_iter, 0, 0);
+    seed = int'($urandom(seed));
+  end
+
+  always @(posedge clk) begin
+    cycle <= cycle + 1;
+    if (rst_cnt > 0) begin
+      rst_cnt <= rst_cnt - 1;
+      if (rst_cnt == 1) rst_n <= 1'b1;
+    end
+    if (rst_n) begin
+      if (s_tvalid && s_tready) begin
+        in_idx <= in_idx + 1;
+        if (pass_no == LAST_PASS && start_cycle < 0) start_cycle = cycle;
+      end
+      if (m_tvalid && ready_r) begin
+        samples = samples + 1;
+        if (out_idx >= k_bits || m_tdata !== exp_app[out_idx%MAX_K]) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
+                   $time, cycle, exp_app[out_idx%MAX_K], m_tdata);
+        end
+        if (($signed(m_tdata) > 0) !== exp_bit[out_idx%MAX_K]) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=hard_bit expected=%h actual=%h",
+                   $time, cycle, exp_bit[out_idx%MAX_K], $signed(m_tdata) > 0);
+        end
+        if (m_tuser !== exp_user) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tuser_o expected=%h actual=%h",
+                   $time, cycle, exp_user, m_tuser);
+        end
+        if (m_tlast !== (out_idx == k_bits - 1)) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
+                   $time, cycle, out_idx == k_bits - 1, m_tlast);
+        end
+        out_idx <= out_idx + 1;
+        if (out_idx + 1 == k_bits && pass_no == LAST_PASS) begin
+          // Load, decode and unload of one code block (read by bench/hdl_bench.py).
+          $display("tb: block_cycles=%0d", cycle - start_cycle + 1);
+          $display("Mismatches: %0d in %0d samples", errors, samples);
+          $finish;
+        end
+      end
+      if (pass_no == 0 && in_idx >= abort_at) begin
+        rst_n <= 1'b0;
+        rst_cnt <= 3;
+        in_idx <= 0;
+        out_idx <= 0;
+        pass_no <= 1;
+      end
+    end
+    if (!s_tvalid || s_tready) gate_r <= full_rate || (($urandom % 5) != 0);
+    ready_r <= full_rate || (($urandom % 3) != 0);
+    if (cycle > limit) begin
+      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
+               k_bits, out_idx);
+      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
+      $finish;
+    end
+  end
+endmodule
+`default_nettype wire
