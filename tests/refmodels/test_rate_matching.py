@@ -20,40 +20,9 @@ from refmodels.rate_matching import (
 from refmodels.turbo_encoder import turbo_encode
 
 NULL = -1
-P = [
-    0,
-    16,
-    8,
-    24,
-    4,
-    20,
-    12,
-    28,
-    2,
-    18,
-    10,
-    26,
-    6,
-    22,
-    14,
-    30,
-    1,
-    17,
-    9,
-    25,
-    5,
-    21,
-    13,
-    29,
-    3,
-    19,
-    11,
-    27,
-    7,
-    23,
-    15,
-    31,
-]
+# Table 5.1.4-1 is the 5-bit bit-reversal permutation: derived here, not copied, so the
+# oracle does not share the model's typed-in table.
+P = [int(f"{i:05b}"[::-1], 2) for i in range(32)]
 
 
 def literal_rate_match(d: list[list[int]], e: int, rv: int, ncb: int) -> list[int]:
