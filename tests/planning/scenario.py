@@ -5,12 +5,12 @@ scripted; the testbenches they hand over run on the real simulators."""
 from __future__ import annotations
 
 import copy
-import json
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from tests.host.scenario import write_mcp_json
 
 COUNTER_PROMPT = "a 4-bit synchronous up-counter with enable and an active-high asynchronous reset"
 
@@ -477,11 +477,4 @@ def write_config(root: Path, rules: list[dict[str, Any]]) -> Path:
     return path
 
 
-def write_mcp_json(root: Path, servers: list[str]) -> Path:
-    entries = {
-        name: {"command": sys.executable, "args": ["-m", f"servers.{name}.server"], "env": {}}
-        for name in servers
-    }
-    path = root / "mcp.json"
-    path.write_text(json.dumps({"mcpServers": entries}, indent=1))
-    return path
+__all__ = ["write_mcp_json"]
