@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from tests.host.scenario import write_mcp_json
+from tests.host.scenario import write_mcp_json  # noqa: F401 - one writer for both suites
 
 COUNTER_PROMPT = "a 4-bit synchronous up-counter with enable and an active-high asynchronous reset"
 
@@ -475,6 +475,3 @@ def write_config(root: Path, rules: list[dict[str, Any]]) -> Path:
     path = root / "host.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
-
-
-__all__ = ["write_mcp_json"]
