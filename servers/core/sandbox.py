@@ -60,9 +60,10 @@ def _others_can_read(path: Path) -> bool:
     return True
 
 
-def _under_tmp(path: Path) -> bool:
-    resolved = path.resolve()
-    return resolved == Path("/tmp") or Path("/tmp") in resolved.parents
+def _tmp_top(path: Path) -> Path | None:
+    """/tmp/a for /tmp/a/b/c; None for a path outside /tmp."""
+    parts = path.resolve().parts
+    return Path("/tmp", parts[2]) if len(parts) > 2 and parts[:2] == ("/", "tmp") else None
 
 
 def plan_sandbox(writable: list[Path], readable: list[Path]) -> SandboxPlan:
@@ -76,9 +77,11 @@ def plan_sandbox(writable: list[Path], readable: list[Path]) -> SandboxPlan:
         # Whatever the tool must still see under /tmp (a workspace, this venv) is bound back.
         prefix = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
         prefix += ["--perms", "1777", "--tmpfs", "/tmp"]
-        for path in sorted({*readable, Path(sys.prefix), Path(sys.base_prefix)}):
-            if _under_tmp(path):
-                prefix += ["--ro-bind", str(path), str(path)]
+        # Bind each one's top directory under /tmp: bwrap would create the parents of a deeper
+        # mount point as root-only directories that the tool uid cannot traverse.
+        tops = {_tmp_top(p) for p in (*readable, Path(sys.prefix), Path(sys.base_prefix))}
+        for top in sorted(t for t in tops if t is not None):
+            prefix += ["--ro-bind", str(top), str(top)]
         for path in writable:
             prefix += ["--bind", str(path), str(path)]
         if drop and writable and not os.stat("/dev/null").st_mode & stat.S_IWOTH:

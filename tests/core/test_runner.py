@@ -6,6 +6,7 @@ import asyncio
 import os
 import re
 import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -141,3 +142,23 @@ async def test_cancel_kills_the_process(workspace_dir: Path) -> None:
         and marker in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
     ]
     assert alive == []
+
+
+@pytest.mark.skipif(not HAS_BWRAP, reason="bubblewrap not available")
+async def test_tools_under_tmp_stay_reachable() -> None:
+    """A checkout (and its venv) under /tmp must stay readable by the tool uid inside the
+    sandbox's private /tmp, however deep it lies."""
+    outer = Path(tempfile.mkdtemp(prefix="sa-deep-"))
+    deep = outer / "clone" / ".venv" / "bin"
+    deep.mkdir(parents=True)
+    tool = deep / "tool.sh"
+    tool.write_text("#!/bin/sh\necho reachable\n")
+    for path in (outer, outer / "clone", outer / "clone" / ".venv", deep):
+        path.chmod(0o755)
+    tool.chmod(0o755)
+    try:
+        ws = Workspace.open(outer / "clone")
+        _, out = await _run(ws, [str(tool)])
+        assert out.exit_code == 0 and out.stdout.strip() == "reachable", out.stderr
+    finally:
+        shutil.rmtree(outer, ignore_errors=True)
