@@ -1,16 +1,23 @@
 """Benchmark: turbo decoder throughput (K = 6144, 8 iterations, one core) and the time of one
 full R.2 subframe TX -> channel -> RX, float and bit-true fixed point, printed side by side.
 
-Run: ``PYTHONPATH=. python bench/refmodels_turbo.py [--blocks N] [--sionna]``.
+Run: ``PYTHONPATH=. python bench/refmodels_turbo.py [--blocks N] [--baseline REV] [--sionna]``.
 Both wall-clock and process CPU time are reported: on a shared machine the CPU-time figure is
-the better estimate of one dedicated core.
+the better estimate of one dedicated core.  ``--baseline REV`` also loads the decoder as it was
+at git revision REV and times both side by side in this one run (alternating, best of several
+rounds, since the machine is shared), checking that the outputs agree.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
@@ -23,6 +30,9 @@ from refmodels.turbo_decoder import turbo_decode
 
 K = 6144
 ITERS = 8
+# refmodels as first committed: the decoder before the fused kernels.
+BASELINE_REV = "2230832"
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _time(fn, repeat: int) -> tuple[float, float]:
@@ -50,6 +60,63 @@ def bench_decoder(blocks: int, repeat: int) -> None:
             wall, cpu = _time(run, repeat)
             bits = blocks * K
             print(f"{name:<8}{batch:>6}{bits / wall / 1e6:>13.2f}{bits / cpu / 1e6:>12.2f}")
+
+
+def _load_baseline(rev: str, tmp: Path):
+    """The decoder module at git revision ``rev``, imported under another name."""
+    src = subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{rev}:refmodels/turbo_decoder.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    path = tmp / "turbo_decoder_baseline.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location("turbo_decoder_baseline", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def bench_baseline(rev: str, blocks: int, rounds: int) -> None:
+    """Old vs new decoder at batch 32, alternating within one run; best CPU time of ``rounds``."""
+    rng = np.random.default_rng(0)
+    _, llr = channel_llrs(K, 1.0, blocks, rng)
+    raw = quantise(llr, LLR)
+    with tempfile.TemporaryDirectory() as tmp:
+        try:
+            old = _load_baseline(rev, Path(tmp))
+        except (subprocess.CalledProcessError, FileNotFoundError) as exc:
+            print(f"baseline {rev} not available: {exc}")
+            return
+        print(
+            f"\nbaseline {rev} vs now, K={K}, {ITERS} iterations, batch 32, 1 thread, best of "
+            f"{rounds} (CPU time)"
+        )
+        print(f"  load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
+        for name, data, fixed in (("float", llr, False), ("fixed", raw, True)):
+            fns = {
+                "old": lambda data=data, fixed=fixed: old.turbo_decode(data, ITERS, fixed=fixed),
+                "new": lambda data=data, fixed=fixed: turbo_decode(data, ITERS, fixed=fixed),
+            }
+            outs = {key: fn() for key, fn in fns.items()}
+            same_bits = np.array_equal(outs["old"].bits, outs["new"].bits)
+            diff = np.abs(outs["old"].llr.astype(np.float64) - outs["new"].llr).max()
+            best = {key: np.inf for key in fns}
+            for _ in range(rounds):
+                for key, fn in fns.items():
+                    c0 = time.process_time()
+                    fn()
+                    best[key] = min(best[key], time.process_time() - c0)
+            bits = blocks * K
+            print(
+                f"  {name:<6} old {bits / best['old'] / 1e6:6.2f} Mbit/s   new "
+                f"{bits / best['new'] / 1e6:6.2f} Mbit/s   speed-up {best['old'] / best['new']:.2f}"
+                f"   bits equal {same_bits}   max |LLR diff| {diff:.3g}"
+            )
+        print(f"  load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
 
 
 def bench_sionna(k: int = 512, n: int = 4) -> None:
@@ -90,8 +157,20 @@ def main() -> None:
     ap.add_argument("--blocks", type=int, default=32)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--sionna", action="store_true", help="also time sionna's decoder")
+    ap.add_argument(
+        "--baseline",
+        nargs="?",
+        const=BASELINE_REV,
+        default=None,
+        metavar="REV",
+        help=f"also time the decoder of git revision REV side by side (default {BASELINE_REV})",
+    )
+    ap.add_argument("--rounds", type=int, default=7, help="rounds of the baseline comparison")
     args = ap.parse_args()
+    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
     bench_decoder(args.blocks, args.repeat)
+    if args.baseline:
+        bench_baseline(args.baseline, 32, args.rounds)
     if args.sionna:
         bench_sionna()
     bench_e2e(args.repeat)

@@ -1,25 +1,32 @@
 """Turbo decoder for the LTE PCCC (TS 36.212 clause 5.1.3.2): iterative max-log-MAP (BCJR) with
 extrinsic scaling 0.75 and early stopping on the code block CRC (5.1.1 / 5.1.2).
 
-Two kernels generated from the same trellis tables:
+One set of kernels, written out from the same trellis tables, runs both decoders:
 
-* float32 (``fixed=False``): state metrics normalised each trellis step, scaling 0.75;
+* float32 (``fixed=False``): state metrics normalised each trellis step, scaling 0.75 (the
+  saturation limits are set beyond any reachable metric, so saturation is the identity);
 * integer (``fixed=True``): the ``fixed_point`` formats LLR (8 b), EXTRINSIC (10 b),
   STATE_METRIC (14 b), APP_LLR (12 b); alpha/beta are normalised by subtracting state 0 and
   saturated every step, the extrinsic is saturated and scaled as ``x - (x >> 2)``.  This is the
-  RTL contract: integer-exact, no sliding window (alpha stored for the whole block).  The
-  integers are carried in float32 lanes (all intermediates are far below 2^24, so every add,
-  max and saturation is exact) because that is the widest SIMD path numba gets from LLVM.
+  RTL contract: integer-exact over the whole block (no sliding-window approximation; the
+  forward metrics are recomputed per window from exact checkpoints, which gives the same
+  values).  The integers are carried in float32 lanes (all intermediates are far below 2^24, so
+  every add, max and saturation is exact) because that is the widest SIMD path numba gets from
+  LLVM.
 
 The kernels run a batch of code blocks at once with the batch as the innermost, contiguous
 dimension so that LLVM vectorises the add-compare-select over blocks (SIMD across code blocks);
-the 8-state loops are written out so the block loop body is straight-line code.
+the state loops are written out so the block loop body is straight-line code.  State 0 is 0
+after normalisation and is neither stored nor added.  One full iteration (both constituent
+decoders and both interleavers) is one compiled call.
 """
 
 from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.core.cpu import CPUTargetOptions
+from numba.core.options import TargetOptions
 from pydantic import BaseModel, ConfigDict
 
 from refmodels.crc import crc_check_batch
@@ -50,18 +57,18 @@ PRED, SUCC = _trellis()
 SM_MAX = STATE_METRIC.max_raw
 EXT_MAX = EXTRINSIC.max_raw
 APP_MAX = APP_LLR.max_raw
-# Code blocks decoded together: 32 fills LLVM's vector loop (8 lanes x 4) and keeps alpha
-# (K+4 x 8 x 32 float32, 6 MB at K = 6144) small enough to stream.
+# Code blocks decoded together: 32 fills LLVM's vector loop (8 lanes x 4).
 BATCH = 32
-# float32 copies for the bit-true kernel, which carries its integers in float32.
-SM_MAX_F = np.float32(SM_MAX)
-EXT_MAX_F = np.float32(EXT_MAX)
+# Trellis steps per window of recomputed forward metrics: (WINDOW, 7, 32) float32 is 28 kB.
+WINDOW = 32
+# The float decoder runs the same kernels with saturation limits no metric reaches.
+NO_LIMIT = np.float32(3e38)
 
 
 @numba.njit(cache=True, inline="always")
 def _clip(v, lim):
-    """Symmetric saturation of an integer metric to +-lim (TS 36.212 5.1.3.2 decoder, fixed
-    point)."""
+    """Symmetric saturation of a metric to +-lim (TS 36.212 5.1.3.2 decoder, fixed point); the
+    float decoder passes a limit no metric reaches, which makes it the identity."""
     if v > lim:
         return lim
     if v < -lim:
@@ -69,362 +76,244 @@ def _clip(v, lim):
     return v
 
 
-@numba.njit(cache=True, fastmath=True, boundscheck=False)
-def _siso_float(ls, lp, la, ls_r, lp_r, la_r, le_r, alpha, beta, cur, neg):
+def _allow_noalias() -> None:
+    """Expose numba's ``noalias`` compiler flag (used internally by its parallel backend) as a
+    ``njit`` option: it marks each array argument's data as not aliased by another argument, so
+    LLVM vectorises the state-metric loops without per-step runtime overlap checks (the
+    default loop falls back to scalar code past 8 such checks, 3x slower).  Every caller must
+    pass distinct, non-overlapping arrays."""
+    if not hasattr(CPUTargetOptions, "noalias"):
+        CPUTargetOptions.noalias = TargetOptions.Mapping("noalias")
+
+
+_allow_noalias()
+
+
+@numba.njit(inline="always")
+def _forward_step(gs, lp, k, src, dst, nb, zero, sm_lim):
+    """alpha_k (``src``) -> alpha_k+1 (``dst``, may be ``src``): states 1..7, state 0 is 0
+    after normalisation."""
+    for b in range(nb):
+        g1 = lp[k, b]
+        g2 = gs[k, b]
+        g3 = g2 + g1
+        a1 = src[0, b]
+        a2 = src[1, b]
+        a3 = src[2, b]
+        a4 = src[3, b]
+        a5 = src[4, b]
+        a6 = src[5, b]
+        a7 = src[6, b]
+        y0 = a1 + g3
+        n0 = zero if zero > y0 else y0
+        x1 = a2 + g2
+        y1 = a3 + g1
+        n1 = x1 if x1 > y1 else y1
+        x2 = a4 + g1
+        y2 = a5 + g2
+        n2 = x2 if x2 > y2 else y2
+        x3 = a6 + g3
+        y3 = a7
+        n3 = x3 if x3 > y3 else y3
+        x4 = g3
+        y4 = a1
+        n4 = x4 if x4 > y4 else y4
+        x5 = a2 + g1
+        y5 = a3 + g2
+        n5 = x5 if x5 > y5 else y5
+        x6 = a4 + g2
+        y6 = a5 + g1
+        n6 = x6 if x6 > y6 else y6
+        x7 = a6
+        y7 = a7 + g3
+        n7 = x7 if x7 > y7 else y7
+        dst[0, b] = _clip(n1 - n0, sm_lim)
+        dst[1, b] = _clip(n2 - n0, sm_lim)
+        dst[2, b] = _clip(n3 - n0, sm_lim)
+        dst[3, b] = _clip(n4 - n0, sm_lim)
+        dst[4, b] = _clip(n5 - n0, sm_lim)
+        dst[5, b] = _clip(n6 - n0, sm_lim)
+        dst[6, b] = _clip(n7 - n0, sm_lim)
+
+
+@numba.njit(inline="always")
+def _backward_step(gs_k, lp_k, le_k, cur, beta, nb, zero, sm_lim, ext_lim):
+    """Extrinsic of step k (rows ``gs_k``, ``lp_k``, ``le_k``) from alpha_k (``cur``) and
+    beta_k+1, then beta_k+1 -> beta_k in ``beta`` (states 1..7)."""
+    for b in range(nb):
+        g1 = lp_k[b]
+        g2 = gs_k[b]
+        g3 = g2 + g1
+        b1 = beta[0, b]
+        b2 = beta[1, b]
+        b3 = beta[2, b]
+        b4 = beta[3, b]
+        b5 = beta[4, b]
+        b6 = beta[5, b]
+        b7 = beta[6, b]
+        c1 = cur[0, b]
+        c2 = cur[1, b]
+        c3 = cur[2, b]
+        c4 = cur[3, b]
+        c5 = cur[4, b]
+        c6 = cur[5, b]
+        c7 = cur[6, b]
+        u0_0 = zero
+        u1_0 = b4 + g1
+        u0_1 = c1 + b4
+        u1_1 = c1 + g1
+        u0_2 = c2 + b5 + g1
+        u1_2 = c2 + b1
+        u0_3 = c3 + b1 + g1
+        u1_3 = c3 + b5
+        u0_4 = c4 + b2 + g1
+        u1_4 = c4 + b6
+        u0_5 = c5 + b6 + g1
+        u1_5 = c5 + b2
+        u0_6 = c6 + b7
+        u1_6 = c6 + b3 + g1
+        u0_7 = c7 + b3
+        u1_7 = c7 + b7 + g1
+        u0_r00 = u0_0 if u0_0 > u0_1 else u0_1
+        u0_r01 = u0_2 if u0_2 > u0_3 else u0_3
+        u0_r02 = u0_4 if u0_4 > u0_5 else u0_5
+        u0_r03 = u0_6 if u0_6 > u0_7 else u0_7
+        u0_r10 = u0_r00 if u0_r00 > u0_r01 else u0_r01
+        u0_r11 = u0_r02 if u0_r02 > u0_r03 else u0_r03
+        u0_r20 = u0_r10 if u0_r10 > u0_r11 else u0_r11
+        u1_r00 = u1_0 if u1_0 > u1_1 else u1_1
+        u1_r01 = u1_2 if u1_2 > u1_3 else u1_3
+        u1_r02 = u1_4 if u1_4 > u1_5 else u1_5
+        u1_r03 = u1_6 if u1_6 > u1_7 else u1_7
+        u1_r10 = u1_r00 if u1_r00 > u1_r01 else u1_r01
+        u1_r11 = u1_r02 if u1_r02 > u1_r03 else u1_r03
+        u1_r20 = u1_r10 if u1_r10 > u1_r11 else u1_r11
+        le_k[b] = _clip(u1_r20 - u0_r20, ext_lim)
+        t1_0 = b4 + g3
+        m0 = zero if zero > t1_0 else t1_0
+        t0_1 = b4
+        t1_1 = g3
+        m1 = t0_1 if t0_1 > t1_1 else t1_1
+        t0_2 = b5 + g1
+        t1_2 = b1 + g2
+        m2 = t0_2 if t0_2 > t1_2 else t1_2
+        t0_3 = b1 + g1
+        t1_3 = b5 + g2
+        m3 = t0_3 if t0_3 > t1_3 else t1_3
+        t0_4 = b2 + g1
+        t1_4 = b6 + g2
+        m4 = t0_4 if t0_4 > t1_4 else t1_4
+        t0_5 = b6 + g1
+        t1_5 = b2 + g2
+        m5 = t0_5 if t0_5 > t1_5 else t1_5
+        t0_6 = b7
+        t1_6 = b3 + g3
+        m6 = t0_6 if t0_6 > t1_6 else t1_6
+        t0_7 = b3
+        t1_7 = b7 + g3
+        m7 = t0_7 if t0_7 > t1_7 else t1_7
+        beta[0, b] = _clip(m1 - m0, sm_lim)
+        beta[1, b] = _clip(m2 - m0, sm_lim)
+        beta[2, b] = _clip(m3 - m0, sm_lim)
+        beta[3, b] = _clip(m4 - m0, sm_lim)
+        beta[4, b] = _clip(m5 - m0, sm_lim)
+        beta[5, b] = _clip(m6 - m0, sm_lim)
+        beta[6, b] = _clip(m7 - m0, sm_lim)
+
+
+@numba.njit(cache=True, fastmath=True, boundscheck=False, noalias=True)
+def _siso(gs, lp, le, ckpt, win, beta, cur, neg, sm_lim, ext_lim):
     """One max-log-MAP constituent decoder over a batch (TS 36.212 5.1.3.2.1).
 
-    Arrays are (step, [state,] block).  ls, lp, la: (K+3, B) systematic, parity and a priori
-    LLRs incl. tail (la is 0 on the tail); ls_r, lp_r, la_r: the same reversed in time; le_r:
-    (K+3, B) extrinsic output reversed in time (tail rows unused); alpha: (K+4, 8, B); beta,
-    cur: (8, B) scratch.  Branch metric gamma = u*(Ls+La) + p*Lp (g1 = Lp, g2 = Ls+La,
-    g3 = both).  The state loops are written out from ``PRED``/``SUCC``; every heavy loop
-    indexes rows with a ``range`` variable (hence the time-reversed copies for the backward
-    pass) and state rows are copied as flat (8 B) runs: that is what lets LLVM vectorise.
+    Arrays are (step, [state,] block).  gs, lp: (K+3, B) systematic-plus-a-priori
+    (Ls + La, La = 0 on the tail) and parity LLRs incl. tail; le: (K+3, B) extrinsic output
+    (tail rows unused); ckpt: (ceil((K+3)/WINDOW), 7, B) forward metrics at every WINDOW-th
+    step; win: (WINDOW, 7, B) forward metrics of one window; beta, cur: (7, B) scratch.
+    Branch metric gamma = u*(Ls+La) + p*Lp (g1 = Lp, g2 = Ls+La, g3 = both).  State metrics
+    are normalised to state 0 (so state 0 is always 0 and is not stored) and saturated to
+    +-sm_lim every step, the extrinsic to +-ext_lim.
+
+    The forward pass keeps only a checkpoint per window; the backward pass recomputes the
+    window's metrics from it (the same operations, so the same values) into ``win``, which
+    stays in L1, instead of streaming a (K+4, 8, B) array through memory; the backward steps
+    of a window then find their input rows still in cache.  The state loops are written out
+    from ``PRED``/``SUCC`` over one row view per array, and ``noalias`` spares LLVM the
+    run-time overlap checks: that is what lets it vectorise across the blocks.
     """
-    n, nb = ls.shape
-    af = alpha.reshape(alpha.shape[0], 8 * nb)
-    cf = cur.reshape(8 * nb)
-    for s in range(8):
+    n, nb = gs.shape
+    cf = cur.reshape(7 * nb)
+    ckf = ckpt.reshape(ckpt.shape[0], 7 * nb)
+    wf = win.reshape(win.shape[0], 7 * nb)
+    zero = np.float32(0)
+    for s in range(7):
         for b in range(nb):
             cur[s, b] = neg
             beta[s, b] = neg
-    for b in range(nb):
-        cur[0, b] = 0
-        beta[0, b] = 0
-    for s in range(8):
-        for b in range(nb):
-            alpha[0, s, b] = cur[s, b]
-    for k in range(n):
-        for b in range(nb):
-            g1 = lp[k, b]
-            g2 = ls[k, b] + la[k, b]
-            g3 = g2 + g1
-            a0 = cur[0, b]
-            a1 = cur[1, b]
-            a2 = cur[2, b]
-            a3 = cur[3, b]
-            a4 = cur[4, b]
-            a5 = cur[5, b]
-            a6 = cur[6, b]
-            a7 = cur[7, b]
-            x0 = a0
-            y0 = a1 + g3
-            n0 = x0 if x0 > y0 else y0
-            x1 = a2 + g2
-            y1 = a3 + g1
-            n1 = x1 if x1 > y1 else y1
-            x2 = a4 + g1
-            y2 = a5 + g2
-            n2 = x2 if x2 > y2 else y2
-            x3 = a6 + g3
-            y3 = a7
-            n3 = x3 if x3 > y3 else y3
-            x4 = a0 + g3
-            y4 = a1
-            n4 = x4 if x4 > y4 else y4
-            x5 = a2 + g1
-            y5 = a3 + g2
-            n5 = x5 if x5 > y5 else y5
-            x6 = a4 + g2
-            y6 = a5 + g1
-            n6 = x6 if x6 > y6 else y6
-            x7 = a6
-            y7 = a7 + g3
-            n7 = x7 if x7 > y7 else y7
-            cur[0, b] = n0 - n0
-            cur[1, b] = n1 - n0
-            cur[2, b] = n2 - n0
-            cur[3, b] = n3 - n0
-            cur[4, b] = n4 - n0
-            cur[5, b] = n5 - n0
-            cur[6, b] = n6 - n0
-            cur[7, b] = n7 - n0
-        for i in range(8 * nb):
-            af[k + 1, i] = cf[i]
-    for kk in range(n):
-        k = n - 1 - kk
-        for i in range(8 * nb):
-            cf[i] = af[k, i]
-        for b in range(nb):
-            g1 = lp_r[kk, b]
-            b0 = beta[0, b]
-            b1 = beta[1, b]
-            b2 = beta[2, b]
-            b3 = beta[3, b]
-            b4 = beta[4, b]
-            b5 = beta[5, b]
-            b6 = beta[6, b]
-            b7 = beta[7, b]
-            u0_0 = cur[0, b] + b0
-            u1_0 = cur[0, b] + b4 + g1
-            u0_1 = cur[1, b] + b4
-            u1_1 = cur[1, b] + b0 + g1
-            u0_2 = cur[2, b] + b5 + g1
-            u1_2 = cur[2, b] + b1
-            u0_3 = cur[3, b] + b1 + g1
-            u1_3 = cur[3, b] + b5
-            u0_4 = cur[4, b] + b2 + g1
-            u1_4 = cur[4, b] + b6
-            u0_5 = cur[5, b] + b6 + g1
-            u1_5 = cur[5, b] + b2
-            u0_6 = cur[6, b] + b7
-            u1_6 = cur[6, b] + b3 + g1
-            u0_7 = cur[7, b] + b3
-            u1_7 = cur[7, b] + b7 + g1
-            u0_r00 = u0_0 if u0_0 > u0_1 else u0_1
-            u0_r01 = u0_2 if u0_2 > u0_3 else u0_3
-            u0_r02 = u0_4 if u0_4 > u0_5 else u0_5
-            u0_r03 = u0_6 if u0_6 > u0_7 else u0_7
-            u0_r10 = u0_r00 if u0_r00 > u0_r01 else u0_r01
-            u0_r11 = u0_r02 if u0_r02 > u0_r03 else u0_r03
-            u0_r20 = u0_r10 if u0_r10 > u0_r11 else u0_r11
-            u1_r00 = u1_0 if u1_0 > u1_1 else u1_1
-            u1_r01 = u1_2 if u1_2 > u1_3 else u1_3
-            u1_r02 = u1_4 if u1_4 > u1_5 else u1_5
-            u1_r03 = u1_6 if u1_6 > u1_7 else u1_7
-            u1_r10 = u1_r00 if u1_r00 > u1_r01 else u1_r01
-            u1_r11 = u1_r02 if u1_r02 > u1_r03 else u1_r03
-            u1_r20 = u1_r10 if u1_r10 > u1_r11 else u1_r11
-            le_r[kk, b] = u1_r20 - u0_r20
-        for b in range(nb):
-            g1 = lp_r[kk, b]
-            g2 = ls_r[kk, b] + la_r[kk, b]
-            g3 = g2 + g1
-            b0 = beta[0, b]
-            b1 = beta[1, b]
-            b2 = beta[2, b]
-            b3 = beta[3, b]
-            b4 = beta[4, b]
-            b5 = beta[5, b]
-            b6 = beta[6, b]
-            b7 = beta[7, b]
-            t0_0 = b0
-            t1_0 = b4 + g3
-            m0 = t0_0 if t0_0 > t1_0 else t1_0
-            t0_1 = b4
-            t1_1 = b0 + g3
-            m1 = t0_1 if t0_1 > t1_1 else t1_1
-            t0_2 = b5 + g1
-            t1_2 = b1 + g2
-            m2 = t0_2 if t0_2 > t1_2 else t1_2
-            t0_3 = b1 + g1
-            t1_3 = b5 + g2
-            m3 = t0_3 if t0_3 > t1_3 else t1_3
-            t0_4 = b2 + g1
-            t1_4 = b6 + g2
-            m4 = t0_4 if t0_4 > t1_4 else t1_4
-            t0_5 = b6 + g1
-            t1_5 = b2 + g2
-            m5 = t0_5 if t0_5 > t1_5 else t1_5
-            t0_6 = b7
-            t1_6 = b3 + g3
-            m6 = t0_6 if t0_6 > t1_6 else t1_6
-            t0_7 = b3
-            t1_7 = b7 + g3
-            m7 = t0_7 if t0_7 > t1_7 else t1_7
-            beta[0, b] = m0 - m0
-            beta[1, b] = m1 - m0
-            beta[2, b] = m2 - m0
-            beta[3, b] = m3 - m0
-            beta[4, b] = m4 - m0
-            beta[5, b] = m5 - m0
-            beta[6, b] = m6 - m0
-            beta[7, b] = m7 - m0
+    nwin = (n + WINDOW - 1) // WINDOW
+    for w in range(nwin):
+        for i in range(7 * nb):
+            ckf[w, i] = cf[i]
+        k0 = w * WINDOW
+        for j in range(min(WINDOW, n - k0)):
+            _forward_step(gs, lp, k0 + j, cur, cur, nb, zero, sm_lim)
+    for ww in range(nwin):
+        w = nwin - 1 - ww
+        k0 = w * WINDOW
+        m = min(WINDOW, n - k0)
+        for i in range(7 * nb):
+            wf[0, i] = ckf[w, i]
+        for j in range(m - 1):
+            _forward_step(gs, lp, k0 + j, win[j], win[j + 1], nb, zero, sm_lim)
+        for jj in range(m):
+            j = m - 1 - jj
+            k = k0 + j
+            _backward_step(gs[k], lp[k], le[k], win[j], beta, nb, zero, sm_lim, ext_lim)
 
 
 @numba.njit(cache=True, fastmath=True, boundscheck=False)
-def _siso_int(ls, lp, la, ls_r, lp_r, la_r, le_r, alpha, beta, cur, neg):
-    """One max-log-MAP constituent decoder over a batch (TS 36.212 5.1.3.2.1).
-
-    Arrays are (step, [state,] block).  ls, lp, la: (K+3, B) systematic, parity and a priori
-    LLRs incl. tail (la is 0 on the tail); ls_r, lp_r, la_r: the same reversed in time; le_r:
-    (K+3, B) extrinsic output reversed in time (tail rows unused); alpha: (K+4, 8, B); beta,
-    cur: (8, B) scratch.  Branch metric gamma = u*(Ls+La) + p*Lp (g1 = Lp, g2 = Ls+La,
-    g3 = both).  The state loops are written out from ``PRED``/``SUCC``; every heavy loop
-    indexes rows with a ``range`` variable (hence the time-reversed copies for the backward
-    pass) and state rows are copied as flat (8 B) runs: that is what lets LLVM vectorise.
-    """
-    n, nb = ls.shape
-    af = alpha.reshape(alpha.shape[0], 8 * nb)
-    cf = cur.reshape(8 * nb)
-    for s in range(8):
-        for b in range(nb):
-            cur[s, b] = neg
-            beta[s, b] = neg
-    for b in range(nb):
-        cur[0, b] = 0
-        beta[0, b] = 0
-    for s in range(8):
-        for b in range(nb):
-            alpha[0, s, b] = cur[s, b]
-    for k in range(n):
-        for b in range(nb):
-            g1 = lp[k, b]
-            g2 = ls[k, b] + la[k, b]
-            g3 = g2 + g1
-            a0 = cur[0, b]
-            a1 = cur[1, b]
-            a2 = cur[2, b]
-            a3 = cur[3, b]
-            a4 = cur[4, b]
-            a5 = cur[5, b]
-            a6 = cur[6, b]
-            a7 = cur[7, b]
-            x0 = a0
-            y0 = a1 + g3
-            n0 = x0 if x0 > y0 else y0
-            x1 = a2 + g2
-            y1 = a3 + g1
-            n1 = x1 if x1 > y1 else y1
-            x2 = a4 + g1
-            y2 = a5 + g2
-            n2 = x2 if x2 > y2 else y2
-            x3 = a6 + g3
-            y3 = a7
-            n3 = x3 if x3 > y3 else y3
-            x4 = a0 + g3
-            y4 = a1
-            n4 = x4 if x4 > y4 else y4
-            x5 = a2 + g1
-            y5 = a3 + g2
-            n5 = x5 if x5 > y5 else y5
-            x6 = a4 + g2
-            y6 = a5 + g1
-            n6 = x6 if x6 > y6 else y6
-            x7 = a6
-            y7 = a7 + g3
-            n7 = x7 if x7 > y7 else y7
-            cur[0, b] = _clip(n0 - n0, SM_MAX_F)
-            cur[1, b] = _clip(n1 - n0, SM_MAX_F)
-            cur[2, b] = _clip(n2 - n0, SM_MAX_F)
-            cur[3, b] = _clip(n3 - n0, SM_MAX_F)
-            cur[4, b] = _clip(n4 - n0, SM_MAX_F)
-            cur[5, b] = _clip(n5 - n0, SM_MAX_F)
-            cur[6, b] = _clip(n6 - n0, SM_MAX_F)
-            cur[7, b] = _clip(n7 - n0, SM_MAX_F)
-        for i in range(8 * nb):
-            af[k + 1, i] = cf[i]
-    for kk in range(n):
-        k = n - 1 - kk
-        for i in range(8 * nb):
-            cf[i] = af[k, i]
-        for b in range(nb):
-            g1 = lp_r[kk, b]
-            b0 = beta[0, b]
-            b1 = beta[1, b]
-            b2 = beta[2, b]
-            b3 = beta[3, b]
-            b4 = beta[4, b]
-            b5 = beta[5, b]
-            b6 = beta[6, b]
-            b7 = beta[7, b]
-            u0_0 = cur[0, b] + b0
-            u1_0 = cur[0, b] + b4 + g1
-            u0_1 = cur[1, b] + b4
-            u1_1 = cur[1, b] + b0 + g1
-            u0_2 = cur[2, b] + b5 + g1
-            u1_2 = cur[2, b] + b1
-            u0_3 = cur[3, b] + b1 + g1
-            u1_3 = cur[3, b] + b5
-            u0_4 = cur[4, b] + b2 + g1
-            u1_4 = cur[4, b] + b6
-            u0_5 = cur[5, b] + b6 + g1
-            u1_5 = cur[5, b] + b2
-            u0_6 = cur[6, b] + b7
-            u1_6 = cur[6, b] + b3 + g1
-            u0_7 = cur[7, b] + b3
-            u1_7 = cur[7, b] + b7 + g1
-            u0_r00 = u0_0 if u0_0 > u0_1 else u0_1
-            u0_r01 = u0_2 if u0_2 > u0_3 else u0_3
-            u0_r02 = u0_4 if u0_4 > u0_5 else u0_5
-            u0_r03 = u0_6 if u0_6 > u0_7 else u0_7
-            u0_r10 = u0_r00 if u0_r00 > u0_r01 else u0_r01
-            u0_r11 = u0_r02 if u0_r02 > u0_r03 else u0_r03
-            u0_r20 = u0_r10 if u0_r10 > u0_r11 else u0_r11
-            u1_r00 = u1_0 if u1_0 > u1_1 else u1_1
-            u1_r01 = u1_2 if u1_2 > u1_3 else u1_3
-            u1_r02 = u1_4 if u1_4 > u1_5 else u1_5
-            u1_r03 = u1_6 if u1_6 > u1_7 else u1_7
-            u1_r10 = u1_r00 if u1_r00 > u1_r01 else u1_r01
-            u1_r11 = u1_r02 if u1_r02 > u1_r03 else u1_r03
-            u1_r20 = u1_r10 if u1_r10 > u1_r11 else u1_r11
-            le_r[kk, b] = _clip(u1_r20 - u0_r20, EXT_MAX_F)
-        for b in range(nb):
-            g1 = lp_r[kk, b]
-            g2 = ls_r[kk, b] + la_r[kk, b]
-            g3 = g2 + g1
-            b0 = beta[0, b]
-            b1 = beta[1, b]
-            b2 = beta[2, b]
-            b3 = beta[3, b]
-            b4 = beta[4, b]
-            b5 = beta[5, b]
-            b6 = beta[6, b]
-            b7 = beta[7, b]
-            t0_0 = b0
-            t1_0 = b4 + g3
-            m0 = t0_0 if t0_0 > t1_0 else t1_0
-            t0_1 = b4
-            t1_1 = b0 + g3
-            m1 = t0_1 if t0_1 > t1_1 else t1_1
-            t0_2 = b5 + g1
-            t1_2 = b1 + g2
-            m2 = t0_2 if t0_2 > t1_2 else t1_2
-            t0_3 = b1 + g1
-            t1_3 = b5 + g2
-            m3 = t0_3 if t0_3 > t1_3 else t1_3
-            t0_4 = b2 + g1
-            t1_4 = b6 + g2
-            m4 = t0_4 if t0_4 > t1_4 else t1_4
-            t0_5 = b6 + g1
-            t1_5 = b2 + g2
-            m5 = t0_5 if t0_5 > t1_5 else t1_5
-            t0_6 = b7
-            t1_6 = b3 + g3
-            m6 = t0_6 if t0_6 > t1_6 else t1_6
-            t0_7 = b3
-            t1_7 = b7 + g3
-            m7 = t0_7 if t0_7 > t1_7 else t1_7
-            beta[0, b] = _clip(m0 - m0, SM_MAX_F)
-            beta[1, b] = _clip(m1 - m0, SM_MAX_F)
-            beta[2, b] = _clip(m2 - m0, SM_MAX_F)
-            beta[3, b] = _clip(m3 - m0, SM_MAX_F)
-            beta[4, b] = _clip(m4 - m0, SM_MAX_F)
-            beta[5, b] = _clip(m5 - m0, SM_MAX_F)
-            beta[6, b] = _clip(m6 - m0, SM_MAX_F)
-            beta[7, b] = _clip(m7 - m0, SM_MAX_F)
+def _scale_permute(le, idx, k, fixed, ls, out):
+    """out[i] = ls[i] + scale(le[idx[i]]), i < K: the next decoder's a priori (TS 36.212
+    5.1.3.2.3 interleaver) already added to its systematic LLR; scale is x - (x >> 2) for the
+    integer decoder (carried in float32, exact below 2^24, so x >> 2 is
+    floor(x / 4)) and 0.75 x for the float one."""
+    nb = le.shape[1]
+    if fixed:
+        for i in range(k):
+            j = idx[i]
+            for b in range(nb):
+                v = le[j, b]
+                out[i, b] = ls[i, b] + (v - np.floor(v * np.float32(0.25)))
+    else:
+        for i in range(k):
+            j = idx[i]
+            for b in range(nb):
+                out[i, b] = ls[i, b] + le[j, b] * np.float32(0.75)
 
 
 @numba.njit(cache=True, fastmath=True, boundscheck=False)
-def _scale_permute_int(le_r, idx, k, out, out_r):
-    """out[i] = x - (x >> 2) with x = le[idx[i]], i < K (TS 36.212 5.1.3.2.3 interleaver).
-
-    ``le_r`` is the extrinsic reversed in time; ``out_r`` receives ``out`` reversed in time.
-    The integers are carried in float32 (exact below 2^24), so x >> 2 is floor(x / 4).
-    """
-    n, nb = le_r.shape
-    for i in range(k):
-        j = n - 1 - idx[i]
-        r = n - 1 - i
+def _app(gs2, le, inv, k, app_lim, app):
+    """A-posteriori LLR (Ls + La) + Le of the second decoder (interleaved domain), saturated to
+    +-app_lim, written de-interleaved as app (B, K)."""
+    nb = gs2.shape[1]
+    for j in range(k):
+        i = inv[j]
         for b in range(nb):
-            v = le_r[j, b]
-            v = v - np.floor(v * np.float32(0.25))
-            out[i, b] = v
-            out_r[r, b] = v
+            v = gs2[i, b] + le[i, b]
+            app[b, j] = _clip(v, app_lim)
 
 
-@numba.njit(cache=True, fastmath=True, boundscheck=False)
-def _scale_permute_float(le_r, idx, k, out, out_r):
-    """out[i] = 0.75 le[idx[i]], i < K (TS 36.212 5.1.3.2.3 interleaver); time-reversed I/O as
-    in ``_scale_permute_int``."""
-    n, nb = le_r.shape
-    for i in range(k):
-        j = n - 1 - idx[i]
-        r = n - 1 - i
-        for b in range(nb):
-            v = le_r[j, b] * np.float32(0.75)
-            out[i, b] = v
-            out_r[r, b] = v
+@numba.njit(cache=True, boundscheck=False)
+def _iteration(
+    ls1, ls2, lp1, lp2, gs1, gs2, le, ckpt, win, beta, cur, perm, inv, fixed, neg, sm_lim,
+    ext_lim,
+):  # fmt: skip
+    """One full turbo iteration: decoder 1, interleave, decoder 2, de-interleave, in one call so
+    no Python runs between the half-iterations."""
+    k = perm.shape[0]
+    _siso(gs1, lp1, le, ckpt, win, beta, cur, neg, sm_lim, ext_lim)
+    _scale_permute(le, perm, k, fixed, ls2, gs2)
+    _siso(gs2, lp2, le, ckpt, win, beta, cur, neg, sm_lim, ext_lim)
+    _scale_permute(le, inv, k, fixed, ls1, gs1)
 
 
 class TurboDecodeResult(BaseModel):
@@ -505,34 +394,32 @@ def turbo_decode(
         ls1[:n_filler] = strong
         lp1[:n_filler] = strong
         ls2 = np.ascontiguousarray(np.concatenate([ls1[:k][qpp_permutation(k)], ls2[k:]]))
-    perm = qpp_permutation(k)
-    inv = np.argsort(perm)
-    alpha = np.empty((k + 4, 8, nb), dtype)
-    beta = np.empty((8, nb), dtype)
-    cur = np.empty((8, nb), dtype)
-    siso = _siso_int if fixed else _siso_float
-    scale_permute = _scale_permute_int if fixed else _scale_permute_float
-    rev = [np.ascontiguousarray(x[::-1]) for x in (ls1, lp1, ls2, lp2)]
-    la1 = np.zeros((k + 3, nb), dtype)
-    la2 = np.zeros((k + 3, nb), dtype)
-    la1_r = np.zeros((k + 3, nb), dtype)
-    la2_r = np.zeros((k + 3, nb), dtype)
-    le_r = np.zeros((k + 3, nb), dtype)
+    perm = qpp_permutation(k).astype(np.int64)
+    inv = np.argsort(perm).astype(np.int64)
+    if fixed:
+        sm_lim, ext_lim, app_lim = dtype(SM_MAX), dtype(EXT_MAX), dtype(APP_MAX)
+    else:
+        sm_lim = ext_lim = app_lim = NO_LIMIT
+    ckpt = np.empty(((k + 3 + WINDOW - 1) // WINDOW, 7, nb), dtype)
+    win = np.empty((WINDOW, 7, nb), dtype)
+    beta = np.empty((7, nb), dtype)
+    cur = np.empty((7, nb), dtype)
+    # Ls + La per decoder (La starts at 0 and stays 0 on the tail).
+    gs1, gs2 = ls1.copy(), ls2.copy()
+    le = np.zeros((k + 3, nb), dtype)
     bits = np.zeros((nb, k), np.uint8)
     app = np.zeros((nb, k), dtype)
+    l_nat = np.empty((nb, k), dtype)
     iters = np.full(nb, max_iters, np.int64)
     done = np.zeros(nb, bool)
     for it in range(1, max_iters + 1):
-        siso(ls1, lp1, la1, rev[0], rev[1], la1_r, le_r, alpha, beta, cur, neg)
-        scale_permute(le_r, perm, k, la2, la2_r)
-        siso(ls2, lp2, la2, rev[2], rev[3], la2_r, le_r, alpha, beta, cur, neg)
-        scale_permute(le_r, inv, k, la1, la1_r)
+        _iteration(
+            ls1, ls2, lp1, lp2, gs1, gs2, le, ckpt, win, beta, cur, perm, inv, fixed, neg,
+            sm_lim, ext_lim,
+        )  # fmt: skip
         if crc is None and it < max_iters:
             continue
-        l_app = ls2[:k] + la2[:k] + le_r[::-1][:k]
-        if fixed:
-            l_app = np.clip(l_app, -APP_MAX, APP_MAX)
-        l_nat = l_app[inv].T
+        _app(gs2, le, inv, k, app_lim, l_nat)
         hard = (l_nat > 0).astype(np.uint8)
         live = ~done
         bits[live] = hard[live]

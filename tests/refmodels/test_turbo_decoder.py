@@ -121,7 +121,9 @@ def _py_turbo(d: np.ndarray, iters: int) -> tuple[list[int], list[int]]:
     return [int(v > 0) for v in app], app
 
 
-@pytest.mark.parametrize(("k", "ebn0"), [(40, 0.0), (64, 1.0), (208, 0.5), (40, 8.0)])
+# K + 3 trellis steps cover 1 to 7 windows of recomputed forward metrics with every remainder
+# a QPP size can leave (K = 40, 56, 64, 208: 11, 27, 3, 19 steps in the last window).
+@pytest.mark.parametrize(("k", "ebn0"), [(40, 0.0), (56, 0.8), (64, 1.0), (208, 0.5), (40, 8.0)])
 def test_fixed_decoder_is_integer_exact(k: int, ebn0: float) -> None:
     rng = np.random.default_rng(k)
     _, llr = channel_llrs(k, ebn0, 3, rng)
@@ -131,6 +133,23 @@ def test_fixed_decoder_is_integer_exact(k: int, ebn0: float) -> None:
         bits, app = _py_turbo(raw[b], 4)
         assert res.bits[b].tolist() == bits
         assert res.llr[b].tolist() == app
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_vectorised_batch_matches_single_blocks(fixed: bool) -> None:
+    # A full batch runs the SIMD loops, a single block the scalar ones: the integer decoder must
+    # agree bit for bit, the float one to rounding.
+    k, n = 208, 32
+    _, llr = channel_llrs(k, 0.5, n, np.random.default_rng(5))
+    data = quantise(llr, LLR) if fixed else llr
+    batch = turbo_decode(data, 4, fixed=fixed)
+    for b in (0, 13, 31):
+        one = turbo_decode(data[b], 4, fixed=fixed)
+        assert np.array_equal(one.bits[0], batch.bits[b])
+        if fixed:
+            assert np.array_equal(one.llr[0], batch.llr[b])
+        else:
+            np.testing.assert_allclose(one.llr[0], batch.llr[b], rtol=0, atol=1e-3)
 
 
 @pytest.mark.parametrize("fixed", [False, True])
