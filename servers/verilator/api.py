@@ -10,7 +10,6 @@ from servers.core import toolchain
 from servers.core.models import Diagnostic, Severity, Status, ToolResult
 from servers.core.progress import Progress, no_progress
 from servers.core.runner import Limits, run_process
-from servers.core.sandbox import hand_over
 from servers.core.sv.enrich import add_snippets, merge
 from servers.core.sv.flow import (
     WAVE_PLUSARG,
@@ -118,7 +117,6 @@ class Verilator(SimulatorFlow):
             return cached
         await progress(0.1, "verilator: lint")
         scratch = self.workspace.new_scratch("lint")
-        hand_over(scratch)
         argv = [self.tool.path or "verilator", "--lint-only", "-Wall", "--timing", "--assert"]
         argv += self._common(src) + [str(p) for p in src.files]
         outcome = await run_process(

@@ -16,7 +16,6 @@ from ..cache import ResultCache
 from ..models import Category, Diagnostic, Severity, Status, ToolResult
 from ..progress import Progress, no_progress
 from ..runner import Limits, ProcessOutcome, run_process
-from ..sandbox import hand_over
 from ..toolchain import Tool
 from ..workspace import (
     STATE_DIR,
@@ -56,9 +55,6 @@ class Sources:
     include_dirs: list[Path]
     top: str | None
     includes: list[Path] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self.includes = self.includes or []
 
     @property
     def inputs(self) -> list[Path]:
@@ -258,7 +254,6 @@ class SimulatorFlow(ABC):
         prune_oldest(final_dir.parent, KEEP_BUILDS)
         out_dir = final_dir.with_name(f"{final_dir.name}.tmp-{uuid.uuid4().hex[:8]}")
         out_dir.mkdir(parents=True)
-        hand_over(out_dir)
         argv, executable = self.compile_argv(src, out_dir, waves)
         await progress(0.15, f"{self.name}: compiling {len(src.files)} files")
         # slang runs beside the compiler: its findings are needed only once both are done.
@@ -411,7 +406,6 @@ class SimulatorFlow(ABC):
         """Run a built simulation and judge it."""
         started = time.monotonic()
         scratch = self.sim_dir(self.name)
-        hand_over(scratch)
         wave_path = scratch / f"waves.{waves}"
         argv = self.run_argv(executable, plusargs, waves, wave_path)
         await progress(0.5, f"{self.name}: simulating (limit {timeout_s:.0f} s)")

@@ -23,16 +23,11 @@ _NOISE = re.compile(
 )
 
 
-def _workspace_path(workspace: Workspace, raw: str, cwd_map: dict[str, str]) -> str:
-    if raw in cwd_map:
-        return cwd_map[raw]
+def _workspace_path(workspace: Workspace, raw: str) -> str:
     return workspace.relative(raw) if raw.startswith("/") else raw
 
 
-def parse_iverilog(
-    workspace: Workspace, text: str, cwd_map: dict[str, str] | None = None
-) -> list[Diagnostic]:
-    cwd_map = cwd_map or {}
+def parse_iverilog(workspace: Workspace, text: str) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for raw_line in text.splitlines():
         line = raw_line.strip()
@@ -46,7 +41,7 @@ def parse_iverilog(
                 Diagnostic(
                     severity=Severity.ERROR,
                     category=Category.TOOL_CRASH,
-                    file=_workspace_path(workspace, match["file"], cwd_map) if match else None,
+                    file=_workspace_path(workspace, match["file"]) if match else None,
                     line=int(match["line"]) if match else None,
                     message=f"iverilog crashed: {match['msg'] if match else line}",
                     hint=HINTS[Category.TOOL_CRASH],
@@ -71,7 +66,7 @@ def parse_iverilog(
             Diagnostic(
                 severity=Severity.WARNING if kind == "warning" else Severity.ERROR,
                 category=category,
-                file=_workspace_path(workspace, match["file"], cwd_map),
+                file=_workspace_path(workspace, match["file"]),
                 line=int(match["line"]),
                 message=message,
                 hint=HINTS[category],
@@ -81,10 +76,7 @@ def parse_iverilog(
     return found
 
 
-def parse_verilator(
-    workspace: Workspace, text: str, cwd_map: dict[str, str] | None = None
-) -> list[Diagnostic]:
-    cwd_map = cwd_map or {}
+def parse_verilator(workspace: Workspace, text: str) -> list[Diagnostic]:
     found: list[Diagnostic] = []
     for raw_line in text.splitlines():
         match = _VERILATOR.match(raw_line.strip())
@@ -103,7 +95,7 @@ def parse_verilator(
                 severity=severity,
                 category=category,
                 code=code,
-                file=_workspace_path(workspace, match["file"], cwd_map) if match["file"] else None,
+                file=_workspace_path(workspace, match["file"]) if match["file"] else None,
                 line=int(match["line"]) if match["line"] else None,
                 column=int(match["col"]) if match["col"] else None,
                 message=message,
