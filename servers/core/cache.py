@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
+from blake3 import blake3
 from pydantic import BaseModel
 
 from .workspace import Workspace, atomic_write
@@ -19,9 +20,11 @@ _MAX_DIR_FILES = 2000
 
 
 def file_digest(path: Path) -> str:
-    digest = hashlib.sha256()
+    """BLAKE3 of the file's bytes: cryptographic, so a crafted input cannot collide with
+    another's key, and about 4x faster than SHA-256 here, which matters for big dumps."""
+    digest = blake3()
     with path.open("rb") as handle:
-        while block := handle.read(1 << 20):
+        while block := handle.read(1 << 22):
             digest.update(block)
     return digest.hexdigest()
 

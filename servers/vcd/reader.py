@@ -3,19 +3,21 @@ signals are decoded one at a time, and names resolve the way engineers type them
 
 from __future__ import annotations
 
+import copy
 import difflib
 import mmap
 import os
 import re
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pywellen
 
+from servers.core.cache import file_digest
 from servers.core.workspace import InvalidInput
 
 from .values import Raw
@@ -133,6 +135,15 @@ def _vcd_end_time(path: Path) -> int | None:
 
 class WaveFile:
     """One parsed dump. Safe to share between threads for reads once constructed."""
+
+    def seen_at(self, path: Path) -> WaveFile:
+        """This parse under the name a caller asked for: the same bytes found by content may
+        sit at another path, and results must name the caller's file."""
+        if path == self.path:
+            return self
+        view = copy.copy(self)
+        view.path = path
+        return view
 
     def __init__(self, path: Path):
         self.path = path
@@ -365,50 +376,77 @@ def _first_line(text: str) -> str:
     return " ".join(lines[:2])[:300] if lines else "unknown error"
 
 
-_cache: OrderedDict[tuple[str, int, int], WaveFile] = OrderedDict()
+# Parsed dumps by content digest; a stat memo (path, size, mtime, ctime, inode) -> digest spares
+# warm queries the hashing, while a copy, a rename or a touched file with the same bytes still
+# hits. ctime is in the memo key because a writer can reset mtime but never ctime.
+_cache: OrderedDict[str, WaveFile] = OrderedDict()
+_digests: OrderedDict[tuple[str, int, int, int, int], str] = OrderedDict()
 _cache_lock = threading.Lock()
-_loading: dict[tuple[str, int, int], threading.Lock] = {}
+_loading: dict[str, threading.Lock] = {}
+_DIGEST_MEMO = 64
 
 
 @dataclass
 class CacheStats:
     hits: int = 0
     misses: int = 0
-    keys: list[tuple[str, int, int]] = field(default_factory=list)
 
 
 stats = CacheStats()
 
 
+def _stat_key(path: Path) -> tuple[str, int, int, int, int]:
+    st = path.stat()
+    return (os.path.realpath(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+
+
+def content_digest(path: Path) -> tuple[str, tuple[str, int, int, int, int]]:
+    """The file's content digest, hashed once per stat key, and that key."""
+    key = _stat_key(path)
+    with _cache_lock:
+        known = _digests.get(key)
+        if known is not None:
+            _digests.move_to_end(key)
+            return known, key
+    digest = file_digest(path)
+    if _stat_key(path) != key:  # rewritten while hashed: the digest names no stable content
+        return digest, key
+    with _cache_lock:
+        _digests[key] = digest
+        while len(_digests) > _DIGEST_MEMO:
+            _digests.popitem(last=False)
+    return digest, key
+
+
 def open_wave(path: Path) -> tuple[WaveFile, bool]:
-    """The parsed file, shared while (path, size, mtime) is unchanged; returns (file, cached)."""
-    stat = path.stat()
-    key = (os.path.realpath(path), stat.st_size, stat.st_mtime_ns)
+    """The parsed file, shared while its content is unchanged; returns (file, cached)."""
+    key, seen = content_digest(path)
     with _cache_lock:
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
             stats.hits += 1
-            return hit, True
+            return hit.seen_at(path), True
         gate = _loading.setdefault(key, threading.Lock())
     with gate:  # two callers asking for the same cold file parse it once
         with _cache_lock:
             hit = _cache.get(key)
             if hit is not None:
                 stats.hits += 1
-                return hit, True
+                return hit.seen_at(path), True
         wave = WaveFile(path)
         with _cache_lock:
             stats.misses += 1
-            _cache[key] = wave
-            for stale in [k for k in _cache if k[0] == key[0] and k != key]:
-                del _cache[stale]
-            while len(_cache) > CACHE_FILES:
-                _cache.popitem(last=False)
             _loading.pop(key, None)
+            # A file rewritten since it was hashed may not match the digest: not shared.
+            if _stat_key(path) == seen:
+                _cache[key] = wave
+                while len(_cache) > CACHE_FILES:
+                    _cache.popitem(last=False)
     return wave, False
 
 
 def clear_cache() -> None:
     with _cache_lock:
         _cache.clear()
+        _digests.clear()

@@ -94,6 +94,7 @@ def test_window_and_list_signals_are_bounded(ws: Workspace):
 
 
 def test_cache_reuses_parse_until_file_changes(ws: Workspace):
+    reader.clear_cache()
     path = ws.root / "a.vcd"
     _clocked(path)
     waves = Waves(ws)
@@ -105,6 +106,31 @@ def test_cache_reuses_parse_until_file_changes(ws: Workspace):
     os.utime(path, ns=(time.time_ns(), time.time_ns() + 1_000_000))
     third = asyncio.run(waves.summary("a.vcd"))
     assert not third.cached and third.end == 410
+
+
+def test_cache_is_keyed_by_content(ws: Workspace):
+    """A copy or a touched file with the same bytes is served from the cache; a rewrite that
+    keeps the size and puts the old mtime back is parsed again."""
+    reader.clear_cache()
+    path = ws.root / "c.vcd"
+    _clocked(path, cycles=20)
+    waves = Waves(ws)
+    first = asyncio.run(waves.summary("c.vcd"))
+    (ws.root / "copy.vcd").write_bytes(path.read_bytes())
+    os.utime(path, ns=(time.time_ns(), time.time_ns() + 5_000_000))
+    copied = asyncio.run(waves.summary("copy.vcd"))
+    touched = asyncio.run(waves.summary("c.vcd"))
+    assert (first.cached, copied.cached, touched.cached) == (False, True, True)
+    assert (copied.file, touched.file) == ("copy.vcd", "c.vcd")
+    before = path.stat()
+    text = path.read_text()
+    forged = text.replace("#210", "#209")  # same length, a different end time
+    assert forged != text and len(forged) == len(text)
+    path.write_text(forged)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert path.stat().st_mtime_ns == before.st_mtime_ns
+    again = asyncio.run(waves.summary("c.vcd"))
+    assert not again.cached and again.end == 209
 
 
 def _expect_error(ws: Workspace, name: str, data: bytes, needle: str) -> None:
