@@ -9,7 +9,9 @@ PIP := $(VENV)/bin/pip
 DEPS := .deps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := iverilog opensta bubblewrap g++ make perl python3 python3-venv \
-	liblz4-dev zlib1g-dev python3-tk fonts-dejavu-core chromium git
+	liblz4-dev zlib1g-dev python3-tk fonts-dejavu-core chromium git ghdl
+# The stamp names the package list, so adding a package installs it on the next setup.
+APT_STAMP := $(DEPS)/apt-$(shell echo '$(APT_PACKAGES)' | md5sum | cut -c1-8).stamp
 OSU018_LIB := $(DEPS)/osu018/usr/share/qflow/tech/osu018/osu018_stdcells.lib
 PYTEST_ARGS ?=
 
@@ -17,20 +19,20 @@ PYTEST_ARGS ?=
 
 all: run
 
-$(DEPS)/apt.stamp:
+$(APT_STAMP):
 	$(SUDO) apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES)
 	mkdir -p $(DEPS) && touch $@
 
 # The OSU 0.18 um standard cells without the rest of qflow: the stand-in library for
 # synthesis timing where no PDK is installed.
-$(OSU018_LIB): $(DEPS)/apt.stamp
+$(OSU018_LIB): $(APT_STAMP)
 	rm -rf $(DEPS)/osu018 $(DEPS)/deb && mkdir -p $(DEPS)/deb $(DEPS)/osu018
 	cd $(DEPS)/deb && apt-get download qflow-tech-osu018
 	dpkg -x $(DEPS)/deb/qflow-tech-osu018_*.deb $(DEPS)/osu018
 	test -f $@
 
-$(VENV)/installed.stamp: pyproject.toml $(DEPS)/apt.stamp
+$(VENV)/installed.stamp: pyproject.toml $(APT_STAMP)
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	# The CPU build of torch first, so that no package pulls the CUDA one.
