@@ -5,6 +5,8 @@
 2. The host's own cost per step: the loop's wall time minus model latency and tool time,
    against the tool time (how much the host adds on top of the servers).
 3. Checkpoint cost: SQLite commits (fsync per step) as a share of the run's wall time.
+4. The Verification Engineer's smoke testbench: the serial run with it vs without (wall
+   time, model calls, hidden-testbench runs, code submissions).
 
 `python bench/host_loop.py [--latency 0.3]`
 """
@@ -32,13 +34,13 @@ from tests.host.scenario import make_workspace, write_config, write_mcp_json  # 
 BLOCKS = ["counter", "gray", "counter_fix", "stuck"]
 
 
-def one_run(parallel: int, latency: float) -> dict[str, float]:
+def one_run(parallel: int, latency: float, smoke: bool = False) -> dict[str, float]:
     root = Path(tempfile.mkdtemp(prefix="host-bench-"))
     # gray depends on counter only when both are present; keep the four independent.
     design = make_workspace(root, BLOCKS)
     text = design.read_text().replace("depends_on:\n  - counter", "depends_on: []")
     design.write_text(text)
-    config = write_config(root, BLOCKS, parallel=parallel, delay_s=latency)
+    config = write_config(root, BLOCKS, parallel=parallel, delay_s=latency, smoke=smoke)
     mcp = write_mcp_json(root, [])
     run = create_run(design, root / "runs", str(config), str(mcp), run_id="bench")
     workspace = Workspace.open(root)
@@ -75,6 +77,9 @@ def one_run(parallel: int, latency: float) -> dict[str, float]:
         "llm_s": llm_time,
         "in_steps_s": step_wall,
         "commit_s": commit_time,
+        "hidden_runs": sum(1 for _, r in steps if r.kind == "simulate"),
+        "smoke_runs": sum(1 for _, r in steps if r.kind == "smoke"),
+        "submissions": sum(1 for _, r in steps if r.outcome == "submitted"),
     }
 
 
@@ -100,6 +105,14 @@ def main() -> None:
     print(
         f"checkpoint commits: {serial['commit_s'] * 1000:.1f} ms for {serial['steps']} steps "
         f"= {serial['commit_s'] / serial['wall_s'] * 100:.2f} % of the serial run"
+    )
+    smoke = one_run(1, args.latency, smoke=True)
+    print(
+        f"smoke testbench: wall {smoke['wall_s']:.2f} s vs {serial['wall_s']:.2f} s "
+        f"(ratio {smoke['wall_s'] / serial['wall_s']:.2f}), model calls {smoke['llm_calls']} "
+        f"vs {serial['llm_calls']}, hidden-testbench runs {smoke['hidden_runs']} vs "
+        f"{serial['hidden_runs']}, smoke runs {smoke['smoke_runs']}, code submissions "
+        f"{smoke['submissions']} vs {serial['submissions']}"
     )
 
 

@@ -174,7 +174,7 @@ def parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="build a design's blocks until they pass or escalate")
     run.add_argument("design")
     run.add_argument("--block", action="append", help="only this block (and what it uses)")
-    run.add_argument("--config", help="host config YAML, or a preset: local, cloud")
+    run.add_argument("--config", help="host config YAML, or a preset: local, local-exl2, cloud")
     run.add_argument("--mcp-config", help="mcp.json (default: the repository's)")
     run.add_argument("--run-id")
     run.set_defaults(func=cmd_run)
@@ -199,7 +199,7 @@ def parser() -> argparse.ArgumentParser:
     plan.add_argument("prompt")
     plan.add_argument("--answers", help="YAML/JSON: question id -> answer (else asked here)")
     plan.add_argument("--out", help="the plan folder (default ./plan)")
-    plan.add_argument("--config", help="host config YAML, or a preset: local, cloud")
+    plan.add_argument("--config", help="host config YAML, or a preset: local, local-exl2, cloud")
     plan.set_defaults(func=cmd_plan)
 
     approve = commands.add_parser("approve", help="show a plan and its DAG, and freeze it")

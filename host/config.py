@@ -3,6 +3,7 @@ budget. Presets ship for a cloud stack and a local single-GPU stack."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -51,13 +52,27 @@ class LlamaCppConfig(_Strict):
     n_threads: int = 2
 
 
+class ExLlamaV2Config(_Strict):
+    kind: Literal["exllamav2_inproc"]
+    model_dir: str = Field(description="An EXL2-quantised model folder (~ and $VARS expand)")
+    max_seq_len: int = 8192
+    cache_quant: Literal["fp16", "q8", "q6", "q4"] = "q8"
+    gpu_split: list[float] | None = Field(None, description="GB per GPU; default: autosplit")
+    prompt_format: Literal["chatml", "plain"] = "chatml"
+
+
 class ScriptedConfig(_Strict):
     kind: Literal["scripted"]
     script: str = Field(description="YAML file of rules (tests and benchmarks only)")
 
 
 ProviderConfig = Annotated[
-    OllamaConfig | OpenAICompatConfig | AnthropicConfig | LlamaCppConfig | ScriptedConfig,
+    OllamaConfig
+    | OpenAICompatConfig
+    | AnthropicConfig
+    | LlamaCppConfig
+    | ExLlamaV2Config
+    | ScriptedConfig,
     Field(discriminator="kind"),
 ]
 
@@ -97,6 +112,20 @@ class Limits(_Strict):
     parallel_blocks: int = 2
     tool_timeout_s: float = 120.0
     judge_review: bool = Field(False, description="Judge reviews each passing block (advice)")
+    smoke_testbench: bool = Field(
+        True,
+        description="The Verification Engineer writes a visible smoke testbench per block; "
+        "each attempt runs it before the hidden testbench",
+    )
+    smoke_repairs: int = Field(1, description="VE repairs of a broken or wrong smoke testbench")
+    smoke_failures: int = Field(
+        2,
+        description="Failed attempts after which the smoke testbench is set aside and the "
+        "hidden testbench judges (kept below stagnation_repeats)",
+    )
+    dependency_reworks: int = Field(
+        1, description="Times a block may be sent back by its dependents for an interface change"
+    )
 
 
 class RetryPolicy(_Strict):
@@ -123,7 +152,7 @@ class HostConfig(_Strict):
 
 
 def load_config(path: str | Path | None) -> HostConfig:
-    """A path, a preset name ('cloud', 'local'), or None for the local preset."""
+    """A path, a preset name ('cloud', 'local', 'local-exl2'), or None for the local preset."""
     if path is None:
         path = "local"
     candidate = Path(path)
@@ -136,6 +165,8 @@ def load_config(path: str | Path | None) -> HostConfig:
     for provider in config.providers.values():
         if isinstance(provider, ScriptedConfig) and not Path(provider.script).is_absolute():
             provider.script = str(base / provider.script)
+        if isinstance(provider, ExLlamaV2Config):
+            provider.model_dir = os.path.expandvars(os.path.expanduser(provider.model_dir))
     if config.mcp_config and not Path(config.mcp_config).is_absolute():
         config.mcp_config = str(base / config.mcp_config)
     return config

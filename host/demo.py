@@ -105,7 +105,8 @@ def local_model_config(path: Path) -> Path:
             },
         },
         "pricing": {"gemma-3-270m-q4_k_m": {"input_per_mtok": 0.0, "output_per_mtok": 0.0}},
-        "limits": {"max_iterations": 2, "parallel_blocks": 1},
+        # A 270M model cannot write a useful testbench: the demo skips the smoke step.
+        "limits": {"max_iterations": 2, "parallel_blocks": 1, "smoke_testbench": False},
         "retry": {"attempts": 1},
     }
     path.write_text(yaml.safe_dump(config, sort_keys=False))

@@ -1,6 +1,7 @@
-"""One block's loop, one step at a time: write → lint+compile → simulate against the hidden
-testbench → distill (explain_mismatch) → reflect → debug → … → synthesize, or escalate.
-Each call of `BlockLoop.step` does one step and returns the new state; the caller commits."""
+"""One block's loop, one step at a time: smoke testbench (Verification Engineer) → write →
+lint+compile → smoke run → simulate against the hidden testbench → distill (explain_mismatch)
+→ reflect → debug → … → synthesize, or escalate. Each call of `BlockLoop.step` does one step
+and returns the new state; the caller commits."""
 
 from __future__ import annotations
 
@@ -25,7 +26,16 @@ from .feedback import (
 from .llm.gateway import Gateway, Ledger, now_iso
 from .llm.types import Message, ProviderError, StructuredOutputError, ToolCall, ToolSpec
 from .mcp_client import ServerPool, ToolCallFailed
-from .prompting import block_brief, code_block, escalation_prompt, fix_prompt, reflect_prompt
+from .prompting import (
+    block_brief,
+    code_block,
+    escalation_prompt,
+    fix_prompt,
+    format_diagnostics,
+    reflect_prompt,
+    smoke_top,
+    testbench_prompt,
+)
 from .roles.planning_prompts import ASK_INSTEAD
 from .roles.prompts import ROLE_TOOLS, role_prompt
 from .roles.schemas import (
@@ -34,17 +44,21 @@ from .roles.schemas import (
     PnrAdvice,
     Reflection,
     Review,
+    SmokeTestbench,
     rtl_or_question_model,
     rtl_submission_model,
 )
 from .runfolder import RunFolder
-from .state import Artifact, BlockState, BlockStatus, Feedback, StepRecord
+from .state import Artifact, BlockState, BlockStatus, Feedback, SmokeBench, StepRecord
 from .waves import render_mismatch
 
-MODEL_PHASES = frozenset({"librarian", "write", "reflect", "debug"})
+MODEL_PHASES = frozenset({"librarian", "testbench", "write", "reflect", "debug"})
 PRINTS = re.compile(r"\$(display|write|monitor|strobe|fdisplay|fwrite)\b")
+# A smoke testbench reads no files: it could otherwise pull in a hidden vector file by name.
+FILE_READS = re.compile(r"\$(readmem[hb]|fopen)\b")
 ARTIFACT_OF_PHASE = {
     "check": Artifact.DRAFT,
+    "smoke": Artifact.TESTING,
     "simulate": Artifact.TESTING,
     "distill": Artifact.TESTING_ANALYSIS,
     "reflect": Artifact.TESTING_ANALYSIS,
@@ -325,6 +339,11 @@ class BlockLoop:
         return ("answered" if answer.found else "not_found"), {"found": answer.found}, []
 
     async def do_write(self, state: BlockState, ledger: Ledger) -> Any:
+        if self.limits.smoke_testbench and state.smoke is None:
+            # The Verification Engineer writes its smoke testbench before any code exists.
+            state.smoke = SmokeBench(resume="write")
+            state.phase = "testbench"
+            return None
         limit = self.limits.max_iterations
         if state.code is None or state.feedback is None:
             text = block_brief(self.team.design, self.block, state, "write", limit)
@@ -375,7 +394,7 @@ class BlockLoop:
         ]
         detail = {name: r.get("status") for name, r in results.items()}
         if not failed:
-            state.phase = "simulate"
+            state.phase = "smoke" if self.smoke_usable(state) else "simulate"
             return "clean", detail, []
         diagnostics: list[dict[str, Any]] = []
         for name in failed:
@@ -477,19 +496,20 @@ class BlockLoop:
         ):
             return None
         mismatch = feedback.mismatch
-        result = await self.team.tool(
-            "vcd",
-            "explain_mismatch",
-            {
-                "file": feedback.waves,
-                "signal": mismatch.get("signal"),
-                "time": mismatch.get("time"),
-                "sources": self.team.sources(self.block),
-                "expected": mismatch.get("expected"),
-            },
-            ledger,
-            f"{self.block.name}/{state.step_no}",
-        )
+        args = {
+            "file": feedback.waves,
+            "signal": mismatch.get("signal"),
+            "time": mismatch.get("time"),
+            "sources": self.team.sources(self.block),
+            "expected": mismatch.get("expected"),
+        }
+        tag = f"{self.block.name}/{state.step_no}"
+        result = await self.team.tool("vcd", "explain_mismatch", args, ledger, tag)
+        message = str((result.get("error") or {}).get("message", ""))
+        if "ambiguous" in message and "." not in str(args["signal"]):
+            # A testbench that names its signals after the ports: the design's is dut.<port>.
+            args["signal"] = f"dut.{args['signal']}"
+            result = await self.team.tool("vcd", "explain_mismatch", args, ledger, tag)
         text = scrub(json.dumps(result, indent=1), self.team.hidden)
         feedback.explanation = text[:4000]
         self.team.folder.write_attempt_file(
@@ -518,7 +538,223 @@ class BlockLoop:
         except (StructuredOutputError, ProviderError) as exc:
             return "no_hypotheses", {"error": str(exc)[:300]}, []
         state.feedback.hypotheses = answer.model_dump()
-        return "hypotheses", {"count": len(answer.hypotheses)}, []
+        detail: dict[str, Any] = {"count": len(answer.hypotheses), "blame": answer.blame}
+        if answer.blame == "testbench" and state.feedback.kind == "smoke":
+            return self.blame_testbench(state, answer, detail)
+        if answer.blame == "dependency":
+            return self.blame_dependency(state, answer, detail)
+        return "hypotheses", detail, []
+
+    # --- the Verification Engineer's smoke testbench -------------------------------------
+    def smoke_usable(self, state: BlockState) -> bool:
+        smoke = state.smoke
+        return (
+            self.limits.smoke_testbench
+            and smoke is not None
+            and smoke.code is not None
+            and smoke.set_aside is None
+            and smoke.problem is None
+        )
+
+    def smoke_dir(self) -> Path:
+        folder = self.team.workspace / ".silicon-agent" / "smoke" / self.block.name
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    def write_smoke_file(self, smoke: SmokeBench) -> str:
+        """The bench as the servers run it, rewritten from the checkpoint before every use so
+        a resumed run finds exactly the version its state holds."""
+        path = self.smoke_dir() / f"{smoke.top}.sv"
+        path.write_text((smoke.code or "").rstrip() + "\n")
+        return str(path.relative_to(self.team.workspace))
+
+    def set_aside(self, state: BlockState, reason: str) -> None:
+        """Go on without the smoke testbench: the hidden testbench still judges."""
+        smoke = state.smoke or SmokeBench()
+        smoke.set_aside = reason[:500]
+        smoke.problem = None
+        state.smoke = smoke
+        state.phase = "simulate" if smoke.resume == "smoke" else "write"
+
+    def smoke_problems(self, code: str) -> list[str]:
+        from .planning.planner import convention_problems
+
+        problems = convention_problems(code)
+        top = smoke_top(self.block)
+        if not re.search(rf"\bmodule\s+{re.escape(top)}\b", code):
+            problems.append(f"the testbench module must be named {top}")
+        if not re.search(rf"\b{re.escape(self.block.top)}\s+(#\s*\(.*?\)\s*)?\w+\s*\(", code, re.S):
+            problems.append(f"the testbench must instantiate {self.block.top}")
+        if FILE_READS.search(code):
+            problems.append("the smoke testbench must not read files (no $readmem/$fopen)")
+        return problems
+
+    async def compile_on_interface(self, path: str, ledger: Ledger, tag: str) -> list[str]:
+        """The bench must build against a stub of the interface (ports and parameters as
+        specified) before any RTL exists; only errors inside the bench count."""
+        stub = self.smoke_dir() / f"stub_{self.block.top}.sv"
+        stub.write_text(f"{self.block.interface.strip()}\nendmodule\n")
+        stub_path = str(stub.relative_to(self.team.workspace))
+        top = smoke_top(self.block)
+        result = await self.team.tool(
+            "iverilog", "compile", {"sources": [stub_path, path], "top": top}, ledger, tag
+        )
+        if result.get("status") == "PASS":
+            return []
+        mine = [
+            d
+            for d in compact_diagnostics(result, self.team.hidden, errors_only=True)
+            if str(d.get("file", "")).endswith(Path(path).name)
+        ]
+        if not mine:
+            return []  # the stub (the interface text) does not build alone: not the bench's
+        return ["it does not compile against the interface:\n" + format_diagnostics(mine)]
+
+    async def do_testbench(self, state: BlockState, ledger: Ledger) -> Any:
+        smoke = state.smoke or SmokeBench(resume="write")
+        state.smoke = smoke
+        repairing = smoke.problem is not None
+        tag = f"{self.block.name}/{state.step_no}"
+        try:
+            answer = await self.team.gateway.structured(
+                "verification_engineer",
+                [
+                    Message(role="system", content=role_prompt("verification_engineer")),
+                    Message(
+                        role="user",
+                        content=testbench_prompt(self.team.design, self.block, state),
+                    ),
+                ],
+                SmokeTestbench,
+                correlation_id=tag,
+                ledger=ledger,
+            )
+        except (StructuredOutputError, ProviderError) as exc:
+            self.set_aside(state, f"the Verification Engineer gave no testbench: {exc}")
+            return "no_testbench", {"error": str(exc)[:300]}, []
+        smoke.version += 1
+        smoke.repairs += int(repairing)
+        smoke.code = answer.code
+        smoke.top = smoke_top(self.block)
+        smoke.problem = None
+        smoke.path = self.write_smoke_file(smoke)
+        archived = self.team.folder.write_block_file(
+            self.block.name, "testbench", f"v{smoke.version:02d}_{smoke.top}.sv", answer.code
+        )
+        detail: dict[str, Any] = {"testbench": archived, "version": smoke.version}
+        problems = self.smoke_problems(answer.code)
+        if not problems:
+            problems = await self.compile_on_interface(smoke.path, ledger, tag)
+        if not problems:
+            state.phase = smoke.resume
+            return ("repaired" if repairing else "written"), detail, []
+        text = "; ".join(problems)[:2000]
+        detail["problems"] = text[:500]
+        signature = f"smoke_testbench_broken:v{smoke.version}"
+        if smoke.repairs < self.limits.smoke_repairs:
+            smoke.problem = text
+            state.phase = "testbench"
+            return "broken", detail, [(signature, text)]
+        self.set_aside(state, f"testbench still broken after {smoke.repairs} repair(s): {text}")
+        return "set_aside", detail, [(signature, text)]
+
+    async def do_smoke(self, state: BlockState, ledger: Ledger) -> Any:
+        smoke = state.smoke
+        assert smoke is not None and smoke.code is not None and smoke.top is not None
+        smoke.resume = "smoke"
+        path = self.write_smoke_file(smoke)
+        verification = self.block.verification
+        result = await self.team.tool(
+            verification.simulator,
+            "run_testbench",
+            {
+                "design": self.team.sources(self.block),
+                "testbench": [path],
+                "top": smoke.top,
+                "timeout_s": verification.timeout_s,
+                "waves": "vcd",
+            },
+            ledger,
+            f"{self.block.name}/{state.step_no}",
+        )
+        self.team.folder.write_attempt_file(
+            self.block.name, state.iteration, "smoke.json", json.dumps(result, indent=1)
+        )
+        status = str(result.get("status"))
+        summary = scrub(str(result.get("summary", "")), self.team.hidden)[:300]
+        detail: dict[str, Any] = {
+            "status": status,
+            "mismatch_count": result.get("mismatch_count"),
+            "samples": result.get("samples"),
+            "summary": summary,
+            "testbench_version": smoke.version,
+        }
+        if status == "PASS":
+            state.phase = "simulate"
+            return "PASS", detail, []
+        diagnostics = compact_diagnostics(result, self.team.hidden)
+        if status == "SIM_FAIL":
+            # Below the stagnation limit, so a wrong bench cannot escalate a right design.
+            limit = min(self.limits.smoke_failures, self.limits.stagnation_repeats - 1)
+            if smoke.failures >= limit:
+                self.set_aside(
+                    state, f"failed {smoke.failures + 1} attempts; the hidden testbench judges"
+                )
+                return "set_aside", detail, []
+            smoke.failures += 1
+            waves = (result.get("artifacts") or {}).get("waves")
+            state.feedback = Feedback(
+                kind="smoke",
+                summary=f"the smoke testbench failed: {summary}",
+                diagnostics=[d for d in diagnostics if d.get("category") != "SIM_MISMATCH"],
+                mismatch=result.get("first_mismatch"),
+                waves=waves,
+                testbench=smoke.code,
+            )
+            signature = "smoke " + mismatch_signature(
+                result.get("first_mismatch"), result.get("mismatch_count")
+            )
+            self.fail(state, signature, "distill")
+            return "SIM_FAIL", {**detail, "signature": signature}, [(signature, summary)]
+        # No verdict on a design that compiled alone: the bench is the first suspect.
+        problem = f"run against the design it gave {status}: {summary}"
+        if diagnostics:
+            problem += "\n" + format_diagnostics(diagnostics)
+        errors = [(f"smoke_testbench:{status}", summary)]
+        if smoke.repairs < self.limits.smoke_repairs:
+            smoke.problem = problem[:2000]
+            state.phase = "testbench"
+            return status, detail, errors
+        self.set_aside(state, f"{problem} (after {smoke.repairs} repair(s))")
+        return status, {**detail, "set_aside": True}, errors
+
+    def blame_testbench(self, state: BlockState, answer: Reflection, detail: dict[str, Any]) -> Any:
+        """Reflection judged the smoke testbench wrong: one repair by the Verification
+        Engineer, then the hidden testbench judges the same code."""
+        smoke = state.smoke
+        assert smoke is not None
+        smoke.resume = "smoke"
+        why = "; ".join(f"{h.cause} ({h.evidence})" for h in answer.hypotheses)
+        problem = f"the Reflection/Debug engineer judged the testbench wrong: {why}"
+        if smoke.repairs < self.limits.smoke_repairs:
+            smoke.problem = f"{problem}. {answer.fix_plan}"[:2000]
+            state.phase = "testbench"
+            return "testbench_blamed", detail, []
+        self.set_aside(state, f"{problem} (after {smoke.repairs} repair(s))")
+        return "testbench_blamed", {**detail, "set_aside": True}, []
+
+    def blame_dependency(
+        self, state: BlockState, answer: Reflection, detail: dict[str, Any]
+    ) -> Any:
+        """Reflection traced the failure to a dependency's interface: the request goes to the
+        orchestrator, which sends that block back for a rewrite if it may (bounded)."""
+        name = answer.dependency.strip()
+        if name not in self.block.depends_on:
+            detail["rework"] = f"ignored: '{name}' is not a dependency of {self.block.name}"
+            return "hypotheses", detail, []
+        change = (answer.dependency_change or answer.fix_plan).strip()
+        state.rework = {"block": name, "change": change[:400], "status": "requested"}
+        return "dependency_blamed", {**detail, "dependency": name}, []
 
     async def do_debug(self, state: BlockState, ledger: Ledger) -> Any:
         brief = block_brief(

@@ -1,6 +1,7 @@
 """The design-level scheduler: a DAG of blocks, ready blocks stepped in parallel with a
-bounded pool, failing blocks before new ones, a checkpoint after every step, regression of
-passing dependents when an interface they use changes."""
+bounded pool, failing blocks before new ones, a checkpoint after every step, a dependency
+sent back for an interface change when a dependent's failure is traced to it, and regression
+of passing dependents when an interface they use changes."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from .design import topological_order
 from .llm.gateway import Ledger, now_iso
 from .loop import BlockLoop, StepOutput, Team
 from .runfolder import RunFolder
-from .state import DONE, FINISHED, BlockState, BlockStatus, StateStore, StepRecord
+from .state import DONE, FINISHED, BlockState, BlockStatus, Feedback, StateStore, StepRecord
 
 PRIORITY = {BlockStatus.FAILING: 0, BlockStatus.IN_PROGRESS: 1, BlockStatus.NOT_STARTED: 2}
 
@@ -61,7 +62,8 @@ class Orchestrator:
         ]
 
     def commit(self, output: StepOutput, states: dict[str, BlockState]) -> None:
-        extra = self.regression(output.state, states)
+        extra, records = self.send_back(output, states)
+        extra += self.regression(output.state, states)
         seq = self.store.commit_step(
             output.record,
             output.state,
@@ -69,24 +71,92 @@ class Orchestrator:
             (self.team.gateway.tokens_spent, self.team.gateway.cost_spent),
             output.errors,
             extra,
+            records,
         )
         states[output.state.name] = output.state
         for other in extra:
             states[other.name] = other
         self.folder.export(self.store, since_seq=seq - 1)
 
+    def send_back(
+        self, output: StepOutput, states: dict[str, BlockState]
+    ) -> tuple[list[BlockState], list[StepRecord]]:
+        """A dependent's failure traced to a dependency's interface (Reflection's `blame`):
+        the dependency is rewritten with the request, at most `dependency_reworks` times; the
+        dependent waits and is released when it passes again. Committed with the step that
+        asked, so a crash neither loses nor repeats it."""
+        state = output.state
+        request = state.rework
+        if not request or request.get("status") != "requested":
+            return [], []
+        name = str(request["block"])
+        dependency = states[name].model_copy(deep=True)
+        limit = self.team.config.limits.dependency_reworks
+        reason = ""
+        if dependency.status not in DONE:
+            reason = f"{name} is {dependency.status.value}, not passing"
+        elif dependency.reworks >= limit:
+            reason = f"{name} was already sent back {dependency.reworks} time(s) (limit {limit})"
+        if reason:
+            request["status"] = "refused"
+            request["reason"] = reason
+            output.record.detail["rework"] = f"refused: {reason}"
+            return [], []
+        change = str(request.get("change", ""))
+        dependency.status = BlockStatus.IN_PROGRESS
+        dependency.phase = "write"
+        dependency.reworks += 1
+        dependency.recheck = False
+        dependency.frozen_sha256 = None
+        dependency.feedback = Feedback(
+            kind="dependency",
+            summary=f"Block {state.name} needs a change to this block's interface: {change}",
+        )
+        record = StepRecord(
+            block=name,
+            step_no=dependency.step_no,
+            kind="rework",
+            iteration=dependency.iteration,
+            outcome="requested",
+            started_at=now_iso(),
+            finished_at=now_iso(),
+            detail={"by": state.name, "change": change},
+        )
+        dependency.step_no += 1
+        request["status"] = "waiting"
+        output.record.detail["rework"] = f"sent {name} back"
+        return [dependency], [record]
+
     def regression(self, state: BlockState, states: dict[str, BlockState]) -> list[BlockState]:
-        """A block that passes with a changed interface sends its passing dependents back to
-        verification (their code is kept; they re-enter at the check step)."""
+        """A block that passes again releases the dependents waiting for its rework (they fix
+        their own code next, told its new header) and, when its interface changed, sends its
+        passing dependents back to verification (their code is kept; they re-enter at the
+        check step)."""
         previous = states[state.name]
-        if state.status not in DONE or previous.interface_sig is None:
+        if state.status not in DONE:
             return []
-        if state.interface_sig == previous.interface_sig:
-            return []
+        changed = (
+            previous.interface_sig is not None and state.interface_sig != previous.interface_sig
+        )
         again = []
         for name in self.team.design.dependents(state.name):
-            other = states[name].model_copy(deep=True)
-            if other.status in DONE:
+            other = states[name]
+            request = other.rework or {}
+            if request.get("block") == state.name and request.get("status") == "waiting":
+                other = other.model_copy(deep=True)
+                assert other.rework is not None
+                header = f"module {self.team.design.block(state.name).top} {state.interface_sig}"
+                other.rework["status"] = "done"
+                other.rework["interface"] = header
+                other.phase = "debug"
+                if other.feedback is not None:
+                    other.feedback.summary += (
+                        f"\n{state.name} was reworked at this block's request; its interface is "
+                        f"now: {header}"
+                    )
+                again.append(other)
+            elif changed and other.status in DONE:
+                other = other.model_copy(deep=True)
                 other.status = BlockStatus.IN_PROGRESS
                 other.phase = "check"
                 other.recheck = True

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from .design import Block, Design
-from .roles.prompts import FIX_ONLY
+from .roles.prompts import FIX_ONLY, REWORK
 from .state import BlockState, Feedback
 
 
@@ -29,7 +29,13 @@ def block_brief(design: Design, block: Block, state: BlockState, step: str, limi
     deps = design.dependencies(block.name)
     if deps:
         lines += ["", "Modules this block may instantiate (verified, do not rewrite them):"]
-        lines += [f"- {d.top}: {d.interface.strip()}" for d in deps]
+        # A dependency reworked at this block's request has the header it passed with.
+        rework = state.rework or {}
+        for d in deps:
+            header = d.interface.strip()
+            if rework.get("block") == d.name and rework.get("interface"):
+                header = f"{rework['interface']}  (changed at this block's request)"
+            lines.append(f"- {d.top}: {header}")
     if state.librarian_notes:
         lines += ["", "Spec Librarian notes (cited):", state.librarian_notes]
     return "\n".join(lines)
@@ -69,13 +75,65 @@ def failure_text(feedback: Feedback) -> str:
         parts.append("Waveform explanation of the first mismatch:\n" + feedback.explanation)
     if feedback.hypotheses:
         parts.append("Reflection (hypotheses):\n" + json.dumps(feedback.hypotheses, indent=1))
+    if feedback.testbench:
+        parts.append(
+            "The Verification Engineer's smoke testbench that reported this (visible to you):\n"
+            + code_block(feedback.testbench)
+        )
     return "\n\n".join(parts)
+
+
+def smoke_top(block: Block) -> str:
+    return f"tb_smoke_{block.top}"
+
+
+def testbench_prompt(design: Design, block: Block, state: BlockState) -> str:
+    """The Verification Engineer's brief: the block's spec and interface only (never the
+    design's code, never the hidden testbench); with a problem, the repair of its own bench."""
+    lines = [
+        f"Block: {block.name}",
+        "Step: testbench",
+        f"Top module under test: {block.top}",
+        "",
+        "Specification:",
+        block.spec.strip() or "(see the interface)",
+        "",
+        "Interface of the module under test:",
+        block.interface.strip(),
+    ]
+    deps = design.dependencies(block.name)
+    if deps:
+        lines += ["", "It may instantiate: " + "; ".join(d.top for d in deps)]
+    if state.librarian_notes:
+        lines += ["", "Spec Librarian notes (cited):", state.librarian_notes]
+    lines += [
+        "",
+        f"Write a short self-checking smoke testbench, module `{smoke_top(block)}`, that "
+        f"instantiates `{block.top}` as `dut` through exactly this interface, applies reset and "
+        "a few directed cases from the specification, prints one line per mismatch "
+        "`MISMATCH time=%0t cycle=%0d signal=<port> expected=%h actual=%h`, exactly one "
+        "`Mismatches: %0d in %0d samples` line and then `$finish`, with a time-out. It is run "
+        "on every attempt before the project's own verification; check only what the "
+        "specification states.",
+    ]
+    smoke = state.smoke
+    if smoke is not None and smoke.problem:
+        lines += [
+            "",
+            "Your previous smoke testbench:",
+            code_block(smoke.code),
+            "Problem with it:",
+            smoke.problem,
+            "Fix ONLY this problem in the testbench; do not weaken the checks that are right.",
+        ]
+    return "\n".join(lines)
 
 
 def fix_prompt(brief: str, state: BlockState) -> str:
     assert state.feedback is not None
+    rule = REWORK if state.feedback.kind == "dependency" else FIX_ONLY
     return "\n\n".join(
-        [brief, "Previous code:", code_block(state.code), failure_text(state.feedback), FIX_ONLY]
+        [brief, "Previous code:", code_block(state.code), failure_text(state.feedback), rule]
     )
 
 

@@ -38,6 +38,13 @@ class RunFolder:
         path.write_text(data)
         return str(path.relative_to(self.path))
 
+    def write_block_file(self, block: str, folder: str, name: str, data: str) -> str:
+        """A block's file outside its attempts (the Verification Engineer's testbenches)."""
+        path = self.attempts / block / folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(data)
+        return str(path.relative_to(self.path))
+
     def _known(self, file: Path, key: str) -> set[str]:
         """Ids already in a JSON-lines file; a line cut by a crash is dropped."""
         if key in self._exported:

@@ -45,13 +45,35 @@ class Feedback(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    kind: str = Field(description="compile | simulation | invalid_answer | tool_error")
+    kind: str = Field(
+        description="compile | simulation | smoke | timeout | synthesis | invalid_answer | "
+        "dependency"
+    )
     summary: str = ""
     diagnostics: list[dict[str, Any]] = Field(default_factory=list)
     mismatch: dict[str, Any] | None = None
     explanation: str | None = None
     hypotheses: dict[str, Any] | None = None
     waves: str | None = None
+    testbench: str | None = Field(None, description="The visible smoke testbench that failed")
+
+
+class SmokeBench(BaseModel):
+    """The Verification Engineer's visible smoke testbench: written at the start of a block,
+    run before the hidden testbench; repaired at most `smoke_repairs` times, set aside (and
+    the reason kept) when it cannot be trusted. The verdict stays the hidden testbench's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: str | None = None
+    top: str | None = None
+    path: str | None = Field(None, description="Workspace-relative file the servers run")
+    version: int = 0
+    repairs: int = 0
+    failures: int = Field(0, description="Attempts it failed (SIM_FAIL)")
+    problem: str | None = Field(None, description="What the Verification Engineer must repair")
+    set_aside: str | None = Field(None, description="Why the loop goes on without it")
+    resume: str = Field("write", description="Where the block goes after a testbench step")
 
 
 class BlockState(BaseModel):
@@ -75,6 +97,11 @@ class BlockState(BaseModel):
     question: str | None = Field(None, description="Asked by a role; the block waits for it")
     answers: list[dict[str, str]] = Field(default_factory=list, description="Questions answered")
     frozen_sha256: str | None = None
+    smoke: SmokeBench | None = Field(None, description="None until the VE has been asked")
+    rework: dict[str, Any] | None = Field(
+        None, description="A dependency this block sent back for an interface change"
+    )
+    reworks: int = Field(0, description="Times this block was sent back by a dependent")
 
 
 class StepRecord(BaseModel):
@@ -181,6 +208,7 @@ class StateStore:
         spent: tuple[int, float],
         errors: list[tuple[str, str]] = (),  # type: ignore[assignment]
         extra_states: list[BlockState] = (),  # type: ignore[assignment]
+        extra_records: list[StepRecord] = (),  # type: ignore[assignment]
     ) -> int:
         with self.db:
             cursor = self.db.execute(
@@ -198,6 +226,22 @@ class StateStore:
                 ),
             )
             seq = int(cursor.lastrowid or 0)
+            for other in extra_records:
+                # Steps another block's step caused (a dependency sent back), same transaction.
+                self.db.execute(
+                    "INSERT INTO steps (block, step_no, kind, iteration, outcome, started_at,"
+                    " finished_at, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        other.block,
+                        other.step_no,
+                        other.kind,
+                        other.iteration,
+                        other.outcome,
+                        other.started_at,
+                        other.finished_at,
+                        json.dumps(other.detail),
+                    ),
+                )
             for event in ledger.events:
                 self.db.execute(
                     "INSERT INTO events VALUES (?, ?, ?)",
@@ -252,6 +296,7 @@ class StateStore:
         state.recheck = False
         state.question = None
         state.frozen_sha256 = None
+        state.smoke = None  # a changed spec or interface needs a new smoke testbench
         record = StepRecord(
             block=name,
             step_no=state.step_no,

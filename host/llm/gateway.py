@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..config import (
     AnthropicConfig,
+    ExLlamaV2Config,
     HostConfig,
     LlamaCppConfig,
     ModelRef,
@@ -112,6 +113,17 @@ def build_provider(config: HostConfig, name: str) -> Provider:
 
             path = str(gemma.assemble())
         return LlamaCppProvider(path, spec.n_ctx, spec.n_threads, name=name)
+    if isinstance(spec, ExLlamaV2Config):
+        from .exllamav2_inproc import ExLlamaV2Provider
+
+        return ExLlamaV2Provider(
+            spec.model_dir,
+            max_seq_len=spec.max_seq_len,
+            cache_quant=spec.cache_quant,
+            gpu_split=spec.gpu_split,
+            prompt_format=spec.prompt_format,
+            name=name,
+        )
     if isinstance(spec, ScriptedConfig):
         from .scripted import ScriptedProvider, load_script
 

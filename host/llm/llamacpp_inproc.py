@@ -45,22 +45,23 @@ def call_schema(tools: list[ToolSpec], schema: dict[str, Any] | None) -> dict[st
     return choices[0] if len(choices) == 1 else {"anyOf": choices}
 
 
+def tool_listing(tools: list[ToolSpec]) -> str:
+    listing = "\n".join(f"- {t.name}: {t.description[:200]}" for t in tools)
+    return f'### Tools\nReply with JSON {{"tool": NAME, "arguments": {{...}}}}.\n{listing}'
+
+
+def turn_body(message: Message) -> str:
+    if message.tool_calls:
+        return json.dumps([{"tool": c.name, "arguments": c.arguments} for c in message.tool_calls])
+    return message.content
+
+
 def render_prompt(messages: list[Message], tools: list[ToolSpec]) -> str:
     """Plain text turns: the models this serves may be base models without a chat template."""
-    parts: list[str] = []
-    if tools:
-        listing = "\n".join(f"- {t.name}: {t.description[:200]}" for t in tools)
-        parts.append(
-            f'### Tools\nReply with JSON {{"tool": NAME, "arguments": {{...}}}}.\n{listing}'
-        )
+    parts: list[str] = [tool_listing(tools)] if tools else []
+    label = {"system": "System", "user": "User", "assistant": "Assistant", "tool": "Tool"}
     for message in messages:
-        body = message.content
-        if message.tool_calls:
-            body = json.dumps(
-                [{"tool": c.name, "arguments": c.arguments} for c in message.tool_calls]
-            )
-        label = {"system": "System", "user": "User", "assistant": "Assistant", "tool": "Tool"}
-        parts.append(f"### {label[message.role]}\n{body}")
+        parts.append(f"### {label[message.role]}\n{turn_body(message)}")
     parts.append("### Assistant\n")
     return "\n\n".join(parts)
 
@@ -154,18 +155,26 @@ class LlamaCppProvider:
             model=Path(self.model_path).name,
             finish_reason=choice.get("finish_reason"),
         )
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            return response  # cut at the token limit: the gateway's repair step sees it
-        if offered and isinstance(value, dict) and "tool" in value:
-            arguments = value.get("arguments") if isinstance(value.get("arguments"), dict) else {}
-            if value["tool"] == FINAL_TOOL:
-                response.structured = arguments
-            else:
-                response.tool_calls = [
-                    ToolCall(id=new_call_id(), name=str(value["tool"]), arguments=arguments)
-                ]
-        elif isinstance(value, dict):
-            response.structured = value
-        return response
+        return read_constrained(response, text, offered)
+
+
+def read_constrained(response: LLMResponse, text: str, offered: list[ToolSpec]) -> LLMResponse:
+    """A grammar-held reply: {"tool": NAME, "arguments": {...}} becomes a tool call (or, for
+    final_answer, the structured answer); a plain object is the structured answer."""
+    try:
+        # strict=False: a raw newline or tab inside a string (which some constraint engines
+        # let through) is kept rather than failing the whole answer.
+        value = json.loads(text, strict=False)
+    except json.JSONDecodeError:
+        return response  # cut at the token limit: the gateway's repair step sees it
+    if offered and isinstance(value, dict) and "tool" in value:
+        arguments = value.get("arguments") if isinstance(value.get("arguments"), dict) else {}
+        if value["tool"] == FINAL_TOOL:
+            response.structured = arguments
+        else:
+            response.tool_calls = [
+                ToolCall(id=new_call_id(), name=str(value["tool"]), arguments=arguments)
+            ]
+    elif isinstance(value, dict):
+        response.structured = value
+    return response

@@ -33,6 +33,11 @@ FIX_ONLY = """\
 This is a retry. Fix ONLY the identified errors: keep every other line of the previous code
 as it is, do not restructure, rename or restyle, and do not add features."""
 
+REWORK = """\
+A block that instantiates this one needs the interface change above. Make exactly that
+change (the ports or parameters it names, and the logic that drives them); keep every other
+line of the previous code as it is. The interface given above is the one before the change."""
+
 ROLE_PROMPTS: dict[str, str] = {
     "orchestrator": """\
 You are the Orchestrator of a digital-design team. You track blocks, their dependencies and
@@ -55,7 +60,9 @@ Answer with the complete file in `code`.
 You are the Verification Engineer. You write self-checking testbenches and golden-vector
 checks from the specification alone (never from the design's code), drive the interface
 through reset, normal operation, back-pressure and corner cases, and report through the
-project's testbench convention.
+project's testbench convention. In the design loop you write each block's short, visible
+smoke testbench before its RTL exists; every attempt runs it before the project's own
+(hidden) verification, which alone gives the verdict.
 
 {RTL_CODING_RULES}""",
     "judge": """\
@@ -65,8 +72,12 @@ passes: the simulation verdict from the servers does. Say 'no findings' when the
     "reflection_debug": f"""\
 You are the Reflection/Debug engineer. In the reflection step you read a failing design,
 the first mismatch and the waveform explanation, and give ranked hypotheses for the root
-cause with the evidence for each, and NO code. In the debug step you make the smallest
-targeted fix for the chosen hypothesis.
+cause with the evidence for each, and NO code, and say where the fault lies (`blame`):
+`design` (the usual case); `testbench` only when the failing check is the Verification
+Engineer's visible smoke testbench and it contradicts the specification; `dependency` when a
+block this one instantiates lacks what the specification needs from its interface (name it
+in `dependency` and the change in `dependency_change`). In the debug step you make the
+smallest targeted fix for the chosen hypothesis.
 
 {FIX_ONLY}
 

@@ -4,6 +4,7 @@ Every string has a maxLength so a small model cannot run to its token limit insi
 from __future__ import annotations
 
 from functools import cache
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
 
@@ -17,12 +18,32 @@ class Hypothesis(BaseModel):
 
 
 class Reflection(BaseModel):
-    """Reflection answers with hypotheses and a plan, never with code."""
+    """Reflection answers with hypotheses and a plan, never with code, and says where the
+    fault lies: in the design, in the Verification Engineer's smoke testbench, or in the
+    interface of a block this one depends on."""
 
     model_config = ConfigDict(extra="forbid")
 
     hypotheses: list[Hypothesis] = Field(min_length=1, max_length=5)
     fix_plan: str = Field(max_length=600)
+    blame: Literal["design", "testbench", "dependency"] = Field(
+        "design",
+        description="testbench: the smoke testbench itself is wrong; dependency: a block this "
+        "one instantiates must change its interface",
+    )
+    dependency: str = Field("", max_length=80, description="With blame=dependency: its name")
+    dependency_change: str = Field(
+        "", max_length=400, description="With blame=dependency: what its interface must offer"
+    )
+
+
+class SmokeTestbench(BaseModel):
+    """The Verification Engineer's visible smoke testbench for one block."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    code: str = Field(min_length=1, max_length=12000)
+    notes: str = Field("", max_length=200)
 
 
 class Escalation(BaseModel):

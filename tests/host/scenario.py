@@ -12,6 +12,30 @@ import yaml
 
 TB_MARKER = "HIDDEN_TB_MARKER_5c1e"
 VEC_MARKER = "HIDDEN_VECTORS_MARKER_9d2b"
+# What no generating role (RTL Engineer, Reflection/Debug, Verification Engineer) may see.
+HIDDEN_SECRETS = (
+    TB_MARKER,
+    VEC_MARKER,
+    "verif/tb_",
+    "gray_vectors",
+    "model_r",  # the hidden testbench's reference model
+    "$readmemh",
+)
+GENERATING = frozenset({"rtl_engineer", "reflection_debug", "verification_engineer"})
+
+
+def hidden_leaks(records: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
+    """(role, correlation id, secret) for every generating-role prompt that shows a hidden
+    asset; `records` are exchanges as dicts."""
+    leaks = []
+    for record in records:
+        if record["role"] not in GENERATING:
+            continue
+        text = json.dumps(record["messages"])
+        leaks += [
+            (record["role"], record["correlation_id"], s) for s in HIDDEN_SECRETS if s in text
+        ]
+    return leaks
 
 
 def counter_code(module: str, bug: str = "") -> str:
@@ -88,6 +112,86 @@ endmodule
 """
 
 
+TICK_IFACE = (
+    "module tick (input logic clk, input logic rst_n, input logic en_i, "
+    "output logic [7:0] count_o, output logic wrap_o);"
+)
+TICK_SPEC = (
+    "Counts enabled cycles with the counter block (instantiate it as u_counter) and gives "
+    "wrap_o, high while the count is all ones; wrap_o comes from the counter."
+)
+
+
+def tick_code(wrap: str = "") -> str:
+    """The tick block over the counter; `wrap` is a local stand-in for the counter's wrap_o
+    (wrong), else the counter's own wrap_o is used."""
+    port = "" if wrap else ", .wrap_o(wrap_o)"
+    local = f"  assign wrap_o = {wrap};\n" if wrap else ""
+    return f"""`default_nettype none
+// Enabled-cycle counter with a wrap flag, over the counter block.
+module tick (
+    input  logic       clk,
+    input  logic       rst_n,
+    input  logic       en_i,
+    output logic [7:0] count_o,
+    output logic       wrap_o
+);
+  counter #(.WIDTH(8)) u_counter (.clk(clk), .rst_n(rst_n), .en_i(en_i), .count_o(count_o){port});
+{local}endmodule
+`default_nettype wire
+"""
+
+
+def tick_tb() -> str:
+    return f"""`default_nettype none
+// {TB_MARKER}: the tick block against a reference model.
+module tb_tick;
+  logic clk = 1'b0;
+  logic rst_n = 1'b0;
+  logic en = 1'b0;
+  logic [7:0] count;
+  logic wrap;
+  logic [7:0] model_r = '0;
+  int cycle = 0;
+  int errors = 0;
+  int samples = 0;
+
+  tick dut (.clk(clk), .rst_n(rst_n), .en_i(en), .count_o(count), .wrap_o(wrap));
+
+  always #5 clk = ~clk;
+
+  always @(posedge clk) begin
+    cycle <= cycle + 1;
+    if (!rst_n) model_r <= '0;
+    else if (en) model_r <= model_r + 1'b1;
+  end
+
+  always @(negedge clk) begin
+    if (rst_n) begin
+      samples = samples + 1;
+      if (count !== model_r) begin
+        errors = errors + 1;
+        $display("MISMATCH time=%0t cycle=%0d signal=count_o expected=%h actual=%h",
+                 $time, cycle, model_r, count);
+      end
+      if (wrap !== (&model_r)) begin
+        errors = errors + 1;
+        $display("MISMATCH time=%0t cycle=%0d signal=wrap_o expected=%h actual=%h",
+                 $time, cycle, &model_r, wrap);
+      end
+    end
+    en <= (cycle % 3) != 0;
+    if (cycle == 3) rst_n <= 1'b1;
+    if (cycle >= 420) begin
+      $display("Mismatches: %0d in %0d samples", errors, samples);
+      $finish;
+    end
+  end
+endmodule
+`default_nettype wire
+"""
+
+
 def gray_code(variant: int) -> str:
     """Variant 0: correct; 1: a syntax error; 2: an undeclared identifier."""
     body = "assign gray_o = bin_i ^ (bin_i >> 1);"
@@ -143,6 +247,94 @@ def gray_vectors() -> str:
     return "\n".join(lines) + "\n"
 
 
+def smoke_counter_tb(module: str, wrong: bool = False) -> str:
+    """The Verification Engineer's visible smoke testbench for a counter (its own checks,
+    written from the spec); `wrong` expects two per enabled cycle."""
+    step = "2'd2" if wrong else "1'b1"
+    return f"""`default_nettype none
+// Smoke testbench: reset, then count enabled cycles.
+module tb_smoke_{module};
+  logic clk = 1'b0;
+  logic rst_n = 1'b0;
+  logic en_i = 1'b0;
+  logic [7:0] count_o;
+  logic [7:0] expect_q = '0;
+  int cycle = 0;
+  int errors = 0;
+  int samples = 0;
+
+  {module} #(.WIDTH(8)) dut (.clk(clk), .rst_n(rst_n), .en_i(en_i), .count_o(count_o));
+
+  always #5 clk = ~clk;
+
+  always @(posedge clk) begin
+    if (!rst_n) expect_q <= '0;
+    else if (en_i) expect_q <= expect_q + {step};
+  end
+
+  always @(negedge clk) begin
+    if (rst_n) begin
+      samples = samples + 1;
+      if (count_o !== expect_q) begin
+        errors = errors + 1;
+        $display("MISMATCH time=%0t cycle=%0d signal=count_o expected=%h actual=%h",
+                 $time, cycle, expect_q, count_o);
+      end
+    end
+    cycle = cycle + 1;
+    rst_n = cycle > 2;
+    en_i = (cycle % 2) == 0;
+    if (cycle == 40) begin
+      $display("Mismatches: %0d in %0d samples", errors, samples);
+      $finish;
+    end
+  end
+endmodule
+`default_nettype wire
+"""
+
+
+def smoke_gray_tb(wrong: bool = False, broken: bool = False) -> str:
+    """A smoke testbench over all 256 inputs; `wrong` shifts the wrong way, `broken` does not
+    compile."""
+    shift = "<<" if wrong else ">>"
+    end = "end" if not broken else ""
+    return f"""`default_nettype none
+// Smoke testbench: every 8-bit input against the Gray formula.
+module tb_smoke_gray;
+  logic [7:0] bin_i;
+  logic [7:0] gray_o;
+  logic [7:0] want;
+  logic [8:0] b;
+  int errors = 0;
+  int samples = 0;
+
+  gray dut (.bin_i(bin_i), .gray_o(gray_o));
+
+  initial begin
+    for (b = 0; b < 256; b = b + 1) begin
+      bin_i = b[7:0];
+      want = b[7:0] ^ (b[7:0] {shift} 1);
+      #1;
+      samples = samples + 1;
+      if (gray_o !== want) begin
+        errors = errors + 1;
+        $display("MISMATCH time=%0t cycle=%0d signal=gray_o expected=%h actual=%h",
+                 $time, b, want, gray_o);
+      end
+    {end}
+    $display("Mismatches: %0d in %0d samples", errors, samples);
+    $finish;
+  end
+endmodule
+`default_nettype wire
+"""
+
+
+def smoke_reply(code: str) -> dict[str, Any]:
+    return {"structured": {"code": code, "notes": "smoke"}}
+
+
 COUNTER_IFACE = (
     "module {m} #(parameter int WIDTH = 8) (input logic clk, input logic rst_n, "
     "input logic en_i, output logic [WIDTH-1:0] count_o);"
@@ -173,12 +365,16 @@ def block(
 
 def make_workspace(root: Path, blocks: list[str]) -> Path:
     """The workspace and design file; `blocks` picks from counter, gray, counter_fix, ticker,
-    stuck."""
+    stuck, tick."""
     (root / "verif").mkdir(parents=True, exist_ok=True)
     entries = []
     counter_spec = "An 8-bit up-counter: counts enabled cycles, synchronous active-low reset."
     for name in blocks:
-        if name == "gray":
+        if name == "tick":
+            (root / "verif" / "tb_tick.sv").write_text(tick_tb())
+            deps = ["counter"] if "counter" in blocks else []
+            entries.append(block("tick", TICK_SPEC, TICK_IFACE, deps))
+        elif name == "gray":
             (root / "verif" / "tb_gray.sv").write_text(GRAY_TB)
             (root / "verif" / "gray_vectors.hex").write_text(gray_vectors())
             deps = ["counter"] if "counter" in blocks else []
@@ -227,7 +423,9 @@ ESCALATION = {
 }
 
 
-def script_rules(blocks: list[str], delay_s: float = 0.0) -> list[dict[str, Any]]:
+def script_rules(
+    blocks: list[str], delay_s: float = 0.0, smoke: bool = False
+) -> list[dict[str, Any]]:
     rules: list[dict[str, Any]] = []
 
     def rule(match: list[str], reply: dict[str, Any], turn: int | None = None) -> None:
@@ -236,6 +434,12 @@ def script_rules(blocks: list[str], delay_s: float = 0.0) -> list[dict[str, Any]
             item["turn"] = turn
         rules.append(item)
 
+    if smoke:
+        # The Verification Engineer's smoke testbenches come first: some block rules below
+        # match any step of their block.
+        for name in blocks:
+            code = smoke_gray_tb() if name == "gray" else smoke_counter_tb(name)
+            rule([f"Block: {name}\n", "Step: testbench"], smoke_reply(code))
     if "counter" in blocks:
         # First the RTL Engineer lints its draft through the verilator server, then answers.
         rule(
@@ -276,9 +480,14 @@ def script_rules(blocks: list[str], delay_s: float = 0.0) -> list[dict[str, Any]
     return rules
 
 
-def write_config(root: Path, blocks: list[str], parallel: int = 2, delay_s: float = 0.0) -> Path:
+def write_config(
+    root: Path, blocks: list[str], parallel: int = 2, delay_s: float = 0.0, smoke: bool = False
+) -> Path:
+    """The scripted team's config; `smoke` turns the Verification Engineer's smoke testbench
+    on (the scenarios that do not test it keep their step lists short)."""
     script = root / "script.yaml"
-    script.write_text(yaml.safe_dump({"rules": script_rules(blocks, delay_s)}, sort_keys=False))
+    rules = script_rules(blocks, delay_s, smoke)
+    script.write_text(yaml.safe_dump({"rules": rules}, sort_keys=False))
     model = {"provider": "scripted", "model": "scripted-large"}
     config = {
         "providers": {"scripted": {"kind": "scripted", "script": str(script)}},
@@ -290,7 +499,12 @@ def write_config(root: Path, blocks: list[str], parallel: int = 2, delay_s: floa
             "scripted-large": {"input_per_mtok": 3.0, "output_per_mtok": 15.0},
             "scripted-small": {"input_per_mtok": 0.5, "output_per_mtok": 1.5},
         },
-        "limits": {"max_iterations": 8, "stagnation_repeats": 3, "parallel_blocks": parallel},
+        "limits": {
+            "max_iterations": 8,
+            "stagnation_repeats": 3,
+            "parallel_blocks": parallel,
+            "smoke_testbench": smoke,
+        },
         "retry": {"attempts": 2, "base_delay_s": 0.01, "max_delay_s": 0.05},
     }
     path = root / "host.yaml"

@@ -19,13 +19,20 @@ from host.design import Design, load_design
 from host.mcp_client import ServerPool, load_mcp_config
 from host.roles.planning_prompts import PLANNING_PROMPTS
 from host.roles.prompts import ROLE_PROMPTS, register_role_prompts
-from host.roles.schemas import LibrarianAnswer, Reflection, rtl_submission_model
+from host.roles.schemas import (
+    LibrarianAnswer,
+    Reflection,
+    SmokeTestbench,
+    rtl_submission_model,
+)
 from host.runs import create_run
 
 from .scenario import make_workspace, write_config, write_mcp_json
 
+BOUNDS = {"maxLength", "enum", "const"}  # a string with one of these cannot run away
 
-@pytest.mark.parametrize("preset", ["cloud", "local"])
+
+@pytest.mark.parametrize("preset", ["cloud", "local", "local-exl2"])
 def test_presets_cover_every_role(preset: str) -> None:
     config = load_config(preset)
     for role in ROLE_NAMES:
@@ -40,10 +47,11 @@ def test_presets_cover_every_role(preset: str) -> None:
         assert config.role("rtl_engineer").model.model != config.role("orchestrator").model.model
     else:
         kinds = {p.kind for p in config.providers.values()}
-        assert kinds <= {"ollama", "openai_compat", "llamacpp_inproc"}
+        assert kinds <= {"ollama", "openai_compat", "llamacpp_inproc", "exllamav2_inproc"}
         assert all(
             "127.0.0.1" in getattr(p, "base_url", getattr(p, "host", ""))
             for p in config.providers.values()
+            if not p.kind.endswith("_inproc")  # in process: no address at all
         )
 
 
@@ -74,10 +82,18 @@ def test_role_schemas_enforce_their_rules() -> None:
         Reflection(hypotheses=[], fix_plan="x")
     schema = rtl_submission_model(400).model_json_schema()
     assert schema["properties"]["code"]["maxLength"] == 400
+
     # Every string in a role schema is bounded, so small models cannot run away in one.
-    for model in (Reflection, LibrarianAnswer):
-        text = str(model.model_json_schema())
-        assert text.count("'type': 'string'") == text.count("maxLength")
+    def unbounded(node: object) -> list[object]:
+        if isinstance(node, dict):
+            here = [node] if node.get("type") == "string" and not node.keys() & BOUNDS else []
+            return here + [n for v in node.values() for n in unbounded(v)]
+        if isinstance(node, list):
+            return [n for v in node for n in unbounded(v)]
+        return []
+
+    for model in (Reflection, LibrarianAnswer, SmokeTestbench):
+        assert unbounded(model.model_json_schema()) == []
 
 
 @pytest.mark.anyio

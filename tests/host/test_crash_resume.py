@@ -15,13 +15,14 @@ import pytest
 
 from host.state import BlockStatus, StateStore
 
-from .scenario import make_workspace, write_config, write_mcp_json
+from .scenario import hidden_leaks, make_workspace, write_config, write_mcp_json
 
 BLOCKS = ["counter", "gray", "stuck"]
+# With the Verification Engineer's smoke testbench: written first, run before the hidden one.
 EXPECTED = {
-    "counter": ["write", "check", "simulate", "synth"],
-    "gray": ["write", "check"] * 3 + ["simulate", "synth"],
-    "stuck": ["write", "check"] * 3 + ["escalate"],
+    "counter": ["testbench", "write", "check", "smoke", "simulate", "synth"],
+    "gray": ["testbench"] + ["write", "check"] * 3 + ["smoke", "simulate", "synth"],
+    "stuck": ["testbench"] + ["write", "check"] * 3 + ["escalate"],
 }
 
 
@@ -41,7 +42,7 @@ def host(*args: str, runs: Path) -> list[str]:
 def test_kill_and_resume(tmp_path: Path) -> None:
     design = make_workspace(tmp_path, BLOCKS)
     # Slow scripted replies so the kill lands in the middle of the run.
-    config = write_config(tmp_path, BLOCKS, parallel=2, delay_s=0.6)
+    config = write_config(tmp_path, BLOCKS, parallel=2, delay_s=0.6, smoke=True)
     mcp = write_mcp_json(tmp_path, ["iverilog", "verilator"])
     runs = tmp_path / "runs"
     cwd = Path(__file__).resolve().parents[2]
@@ -93,6 +94,7 @@ def test_kill_and_resume(tmp_path: Path) -> None:
     events = store.events()
     blocks = store.blocks()
     meta = store.meta()
+    exchanges = [json.loads(x.model_dump_json()) for _, x in store.exchanges()]
     store.close()
     assert meta["phase"] == "done"
     # What was committed before the kill is untouched, and continued from.
@@ -112,3 +114,9 @@ def test_kill_and_resume(tmp_path: Path) -> None:
     step_lines = [json.loads(x) for x in (runs / "crash" / "steps.jsonl").read_text().splitlines()]
     assert [x["seq"] for x in step_lines] == [seq for seq, _ in after]
     assert "counter" in resumed.stdout and "PASSED" in resumed.stdout
+    # The smoke testbenches were written once each and run from the checkpointed version.
+    assert {b: s.smoke.version for b, s in blocks.items() if s.smoke} == dict.fromkeys(BLOCKS, 1)
+    smoke = json.loads((runs / "crash" / "attempts" / "gray" / "iter03" / "smoke.json").read_text())
+    assert smoke["status"] == "PASS" and smoke["samples"] == 256
+    assert sum(x["role"] == "verification_engineer" for x in exchanges) == 3
+    assert hidden_leaks(exchanges) == []

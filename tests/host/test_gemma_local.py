@@ -61,7 +61,7 @@ def test_gemma_drives_one_iteration(tmp_path: Path) -> None:
                 "pricing": {
                     "gemma-3-270m-q4_k_m": {"input_per_mtok": 0.01, "output_per_mtok": 0.02}
                 },
-                "limits": {"max_iterations": 1, "parallel_blocks": 1},
+                "limits": {"max_iterations": 1, "parallel_blocks": 1, "smoke_testbench": False},
                 "retry": {"attempts": 1},
             }
         )

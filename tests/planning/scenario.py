@@ -469,7 +469,13 @@ def write_config(root: Path, rules: list[dict[str, Any]]) -> Path:
                 "max_tokens": 4096,
             }
         },
-        "limits": {"max_iterations": 4, "stagnation_repeats": 3, "parallel_blocks": 2},
+        # The planned testbenches are the verification here; no smoke testbench step.
+        "limits": {
+            "max_iterations": 4,
+            "stagnation_repeats": 3,
+            "parallel_blocks": 2,
+            "smoke_testbench": False,
+        },
         "retry": {"attempts": 1, "base_delay_s": 0.01, "max_delay_s": 0.05},
     }
     path = root / "host.yaml"
