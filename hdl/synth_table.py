@@ -24,7 +24,12 @@ END = "<!-- SYNTH-TABLE:END -->"
 SYNTH_PARAMS: dict[str, dict[str, int]] = {
     "rate_dematcher": {"MAX_K": 40},
     "turbo_decoder": {"MAX_K": 40},
+    "ofdm_demodulator": {"FFT_LOG2": 6},
+    "pdsch_rx_backend": {"MAX_K": 40},
+    "lte_baseband_top": {"MAX_K": 40, "FFT_LOG2": 6, "GRID_RE": 64},
 }
+# The whole receiver is every block at once: Yosys needs more than the default 10 minutes.
+SYNTH_TIMEOUT_S: dict[str, float] = {"lte_baseband_top": 3600.0}
 
 
 class SynthRow(BaseModel):
@@ -44,7 +49,12 @@ async def synth_block(block: Block, period_ns: float) -> SynthRow:
     api = OpenLaneApi(Workspace.open(REPO))
     params = SYNTH_PARAMS.get(block.name, {})
     res = await api.synthesize(
-        block.rtl, block.name, period_ns, clock_port="clk", params=params or None
+        block.rtl,
+        block.name,
+        period_ns,
+        clock_port="clk",
+        params=params or None,
+        timeout_s=SYNTH_TIMEOUT_S.get(block.name, 600.0),
     )
     return SynthRow(
         block=block.name,

@@ -23,6 +23,9 @@ class DlSchResult(BaseModel):
     tb_crc_ok: bool
     cb_crc_ok: list[bool]
     iterations: list[int]
+    # A-posteriori LLRs of each code block as the turbo decoder emits them (natural order,
+    # bit = LLR > 0; raw APP_LLR integers when fixed): the input of the desegmentation stage.
+    cb_app_llr: list[list[float]] = []
 
 
 def decode_dl_sch(
@@ -47,6 +50,7 @@ def decode_dl_sch(
     decoded: list[np.ndarray] = [np.empty(0, np.uint8)] * c
     iters = [0] * c
     ok = [False] * c
+    app: list[list[float]] = [[] for _ in range(c)]
     for k in sorted({cb.K for cb in plan.blocks}):
         rows = [r for r, cb in enumerate(plan.blocks) if k == cb.K]
         res = turbo_decode(np.stack([soft[r] for r in rows]), max_iters, crc, fixed=fixed)
@@ -54,9 +58,12 @@ def decode_dl_sch(
             decoded[r] = res.bits[j]
             iters[r] = int(res.iterations[j])
             ok[r] = bool(res.crc_ok[j])
+            app[r] = res.llr[j].tolist()
     b = desegment(decoded, plan.seg)
     tb_ok = crc_check(b, "24A")
-    return DlSchResult(tb_bits=b[:-24].tolist(), tb_crc_ok=tb_ok, cb_crc_ok=ok, iterations=iters)
+    return DlSchResult(
+        tb_bits=b[:-24].tolist(), tb_crc_ok=tb_ok, cb_crc_ok=ok, iterations=iters, cb_app_llr=app
+    )
 
 
 def extract_mac_sdus(tb_bits: np.ndarray) -> list[MacSdu]:

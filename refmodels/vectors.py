@@ -20,7 +20,7 @@ from refmodels.channel import awgn, multipath
 from refmodels.channel_estimator import estimate_channel_fixed
 from refmodels.crc import crc_attach, crc_remainder
 from refmodels.descrambler import descramble
-from refmodels.dl_sch_encoder import encode_dl_sch
+from refmodels.dl_sch_encoder import DlSchPlan, encode_dl_sch
 from refmodels.dl_sch_processor import decode_dl_sch
 from refmodels.equalizer import equalize_fixed
 from refmodels.fixed_point import (
@@ -46,7 +46,7 @@ from refmodels.rate_matching import n_cb, rate_match
 from refmodels.reference_channels import REFERENCE_CHANNELS
 from refmodels.resource_demapper import extract_pdsch
 from refmodels.resource_grid import build_subframe, pdsch_capacity, pdsch_mask
-from refmodels.scrambling import pdsch_c_init
+from refmodels.scrambling import pdsch_c_init, scramble
 from refmodels.turbo_decoder import turbo_decode
 from refmodels.turbo_encoder import turbo_encode
 
@@ -189,11 +189,16 @@ def _rate_dematcher(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile]
     ncb = int(p.get("N_cb", n_cb(k, c)))
     cbits = rng.integers(0, 2, k).astype(np.uint8)
     cbits[:f] = 0
-    tx = rate_match(turbo_encode(cbits), f, e, rv, ncb)
+    # HARQ: a retransmission (redundancy version rv2, E2 LLRs) combined into the soft buffer
+    # the first transmission left; rv2 = -1 means none.
+    rv2 = int(p.get("rv2", -1))
+    e2 = int(p.get("E2", e)) if rv2 >= 0 else 0
+    d = turbo_encode(cbits)
+    tx = rate_match(d, f, e, rv, ncb)
     _, llr = _llr_stream(e, 3.0, rng, tx)
     out = rate_dematch_fixed(llr, k, f, rv, ncb)
-    p.update(K=k, F=f, C=c, E=e, rv=rv, N_cb=ncb)
-    return [
+    p.update(K=k, F=f, C=c, E=e, rv=rv, N_cb=ncb, rv2=rv2, E2=e2)
+    files = [
         _f("e_llr", "stimulus", LLR.width, True, "E rate-matched LLRs of one code block", llr),
         _f(
             "d_llr",
@@ -203,7 +208,23 @@ def _rate_dematcher(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile]
             "soft d0[0..K+3], d1[..], d2[..] (stream-major), saturating accumulate",
             out,
         ),
-    ], ["TS 36.212 5.1.4.1"]
+    ]
+    if rv2 >= 0:
+        _, llr2 = _llr_stream(e2, 3.0, rng, rate_match(d, f, e2, rv2, ncb))
+        combined = rate_dematch_fixed(llr2, k, f, rv2, ncb, soft_buffer=out)
+        files += [
+            _f("e2_llr", "stimulus", LLR.width, True, "E2 LLRs of the retransmission", llr2),
+            _f(
+                "d2_llr",
+                "expected",
+                LLR.width,
+                True,
+                "soft d streams after combining the retransmission into d_llr",
+                combined,
+            ),
+        ]
+    refs = ["TS 36.212 5.1.4.1"]
+    return files, refs + (["TS 36.321 5.3.2.2 soft combining"] if rv2 >= 0 else [])
 
 
 def _turbo_decoder(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
@@ -283,6 +304,11 @@ def _dl_sch_processor(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
     f, plan = encode_dl_sch(tb, g, qm, rv)
     _, llr = _llr_stream(g, snr, rng, f)
     res = decode_dl_sch(llr, plan, fixed=True)
+    seg = plan.seg
+    # The desegmentation stage's input: every code block's APP LLRs as the turbo decoder
+    # emits them (K_r each, the C- smaller blocks first); its hard decisions are LLR > 0.
+    app = np.concatenate([np.asarray(a, np.int64) for a in res.cb_app_llr])
+    assert app.size == sum(seg.block_sizes())
     p.update(
         tbs=tbs,
         G=g,
@@ -290,6 +316,12 @@ def _dl_sch_processor(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
         rv=rv,
         snr_db=snr,
         plan=plan.model_dump(),
+        C=seg.C,
+        F=seg.F,
+        K_plus=seg.K_plus,
+        K_minus=seg.K_minus,
+        C_minus=seg.C_minus,
+        n_app=int(app.size),
         tb_crc_ok=res.tb_crc_ok,
         cb_crc_ok=res.cb_crc_ok,
         iterations=res.iterations,
@@ -297,6 +329,14 @@ def _dl_sch_processor(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
     tb_out = np.packbits(np.array(res.tb_bits, np.uint8))
     return [
         _f("codeword_llr", "stimulus", LLR.width, True, "G descrambled codeword LLRs", llr),
+        _f(
+            "cb_app_llr",
+            "stimulus",
+            APP_LLR.width,
+            True,
+            "turbo decoder output per code block, APP_LLR, natural order, C- blocks first",
+            app,
+        ),
         _f("tb_bytes", "expected", 8, False, "decoded transport block, MSB first", tb_out),
         _f(
             "cb_crc_ok",
@@ -472,6 +512,152 @@ def _resource_demapper(p: dict, rng: np.random.Generator) -> tuple[list[VectorFi
     ], ["TS 36.211 6.3.5", "TS 36.211 6.10.1.2", "TS 36.211 6.11", "TS 36.211 6.6.4"]
 
 
+# Configuration word map of lte_baseband_top (hdl/rtl/lte_baseband_top.sv, cfg_* write port): what
+# a modem's DCI decoding and TS 36.213 7.1.7 / TS 36.212 5.1.2, 5.1.4 arithmetic produce per
+# subframe, written as 32-bit registers.
+TOP_CFG_CB_BASE = 4  # words 4 + 4r .. 7 + 4r describe code block r
+TOP_CFG_MAX_CB = 2  # a Cat-1 transport block (<= 10296 bits) has at most two code blocks
+TOP_MAX_ITERS = 8
+
+
+def top_config_words(
+    cell: CellConfig, prbs: np.ndarray, qm: int, tbs: int, plan: DlSchPlan, max_iters: int
+) -> np.ndarray:
+    """Register words of lte_baseband_top for one subframe (TS 36.211 7.2, TS 36.212 5.1.2,
+    5.1.3.2.3, 5.1.4.1.2): word 0 = {ZF (0), C, max_iter, rv, modulation, CFI, subframe, cell},
+    word 1 = {TBS, RNTI}, words 2-3 = RB bitmap, then K/F, E, N_cb, {f2, f1} per code block."""
+    from refmodels.qpp_table import qpp_params
+
+    mod_code = {2: 0, 4: 1, 6: 2}[qm]
+    words = [
+        cell.n_cell_id
+        | cell.subframe << 9
+        | cell.cfi << 13
+        | mod_code << 15
+        | plan.rv << 17
+        | max_iters << 19
+        | plan.seg.C << 23,
+        cell.n_rnti | tbs << 16,
+    ]
+    mask = sum(1 << int(rb) for rb in prbs)
+    words += [mask & 0xFFFFFFFF, mask >> 32]
+    for cb in plan.blocks:
+        f1, f2 = qpp_params(cb.K)
+        words += [cb.K | cb.F << 13, cb.E, cb.N_cb, f1 | f2 << 10]
+    return np.array(words, np.int64)
+
+
+def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
+    """One subframe of a TS 36.101 reference channel through the transmitter, an AWGN channel
+    and the bit-true fixed-point receiver (TS 36.211 6.3-6.12, TS 36.212 5.3.2): the 15360 IQ
+    samples, the configuration words, the receiver's intermediate values and the MAC PDU."""
+    from refmodels.e2e import AGC_TARGET_RMS
+    from refmodels.mac_pdu import MacSdu, build_mac_pdu, parse_mac_pdu
+
+    ref = REFERENCE_CHANNELS[str(p.get("rc", "R.2"))]
+    # A small allocation (n_rb RBs from RB 0, own Qm and TBS) keeps slow simulators quick.
+    n_rb = int(p.get("n_rb", 0))
+    prbs = np.arange(n_rb, dtype=np.int64) if n_rb else ref.prb_array()
+    qm = int(p.get("Qm", ref.qm))
+    tbs = int(p.get("tbs", ref.tbs))
+    sf = int(p.get("subframe", 1))
+    snr = float(p.get("snr_db", 20.0))
+    max_iters = int(p.get("iters", TOP_MAX_ITERS))
+    cell = CellConfig(
+        n_cell_id=int(p.get("cell_id", 1)), cfi=int(p.get("cfi", ref.cfi)), subframe=sf
+    )
+    mod = modulation_for_qm(qm)
+    g = pdsch_capacity(cell, prbs, qm)
+    # A MAC PDU (TS 36.321 6.1.2): one RLC SDU on logical channel 3 and padding.
+    n_bytes = tbs // 8
+    sdu = MacSdu(lcid=3, payload=rng.integers(0, 256, n_bytes - 16).astype(np.uint8).tobytes())
+    pdu = build_mac_pdu([sdu], n_bytes)
+    assert parse_mac_pdu(pdu) == [sdu]
+    tb = np.unpackbits(np.frombuffer(pdu, np.uint8))
+    f, plan = encode_dl_sch(tb, g, qm)
+    if plan.seg.C > TOP_CFG_MAX_CB:
+        raise ValueError(f"{plan.seg.C} code blocks; lte_baseband_top holds {TOP_CFG_MAX_CB}")
+    c_init = pdsch_c_init(cell.n_rnti, cell.n_cell_id, sf)
+    grid = build_subframe(cell, prbs, modulate(scramble(f, c_init), mod), rng)
+    rx = awgn(ofdm_modulate(grid), 10 ** (-snr / 10), rng)
+    gain = AGC_TARGET_RMS / np.sqrt(np.mean(np.abs(rx) ** 2))
+    si, sq = quantise(rx.real * gain, IQ_SAMPLE), quantise(rx.imag * gain, IQ_SAMPLE)
+    # The fixed-point receive chain of refmodels.e2e.run_e2e (fixed=True), step by step.
+    gi, gq = ofdm_demodulate_fixed(si, sq)
+    hi, hq, n0 = estimate_channel_fixed(gi, gq, cell)
+    yi, yq = extract_pdsch(gi, cell, prbs), extract_pdsch(gq, cell, prbs)
+    ei, eq = extract_pdsch(hi, cell, prbs), extract_pdsch(hq, cell, prbs)
+    xi, xq, scale = equalize_fixed(yi, yq, ei, eq, n0, "zf")
+    llr = descramble(demodulate_fixed(xi, xq, mod, scale), c_init)
+    res = decode_dl_sch(llr, plan, fixed=True, max_iters=max_iters)
+    tb_out = np.packbits(np.array(res.tb_bits, np.uint8))
+    if not res.tb_crc_ok or tb_out.tobytes() != pdu:
+        raise ValueError(f"{ref.name} at {snr} dB does not decode in the fixed-point model")
+    cfg = top_config_words(cell, prbs, qm, tbs, plan, max_iters)
+    p.update(
+        rc=ref.name,
+        subframe=sf,
+        snr_db=snr,
+        channel="awgn",
+        cell_id=cell.n_cell_id,
+        rnti=cell.n_rnti,
+        cfi=cell.cfi,
+        prbs=prbs.tolist(),
+        Qm=qm,
+        tbs=tbs,
+        G=g,
+        C=plan.seg.C,
+        iters=max_iters,
+        plan=plan.model_dump(),
+        n0_raw=n0,
+        n_cfg=int(cfg.size),
+        n_re=int(xi.size),
+        n_bytes=n_bytes,
+        tb_crc_ok=res.tb_crc_ok,
+        cb_crc_ok=res.cb_crc_ok,
+        iterations=res.iterations,
+    )
+    return [
+        _f(
+            "iq",
+            "stimulus",
+            2 * IQ_SAMPLE.width,
+            False,
+            "15360 samples {I,Q} of the subframe, IQ_SAMPLE",
+            pack_iq(si, sq, IQ_SAMPLE.width),
+        ),
+        _f("config", "stimulus", 32, False, "lte_baseband_top configuration words", cfg),
+        _f(
+            "eq_iq",
+            "stimulus",
+            2 * EQ_OUT.width,
+            False,
+            "equalised PDSCH symbols {I,Q}, EQ_OUT (back-end entry point)",
+            pack_iq(xi, xq, EQ_OUT.width),
+        ),
+        _f("llr_scale", "stimulus", NOISE_SCALE.width, True, "1/N0_eff per PDSCH RE", scale),
+        _f(
+            "pdsch_iq",
+            "expected",
+            2 * FFT_OUT.width,
+            False,
+            "PDSCH REs in mapping order, FFT_OUT (debug aid)",
+            pack_iq(yi, yq, FFT_OUT.width),
+        ),
+        _f("codeword_llr", "expected", LLR.width, True, "G descrambled LLRs (debug aid)", llr),
+        _f("tb_bytes", "expected", 8, False, "MAC PDU = transport block, MSB first", tb_out),
+        _f(
+            "cb_crc_ok",
+            "expected",
+            1,
+            False,
+            "CRC pass per code block",
+            np.array(res.cb_crc_ok, np.int64),
+        ),
+        _f("tb_crc_ok", "expected", 1, False, "CRC-24A pass", np.array([int(res.tb_crc_ok)])),
+    ], ["TS 36.211 6.3-6.12", "TS 36.212 5.3.2", "TS 36.321 6.1.2", "TS 36.101 A.3"]
+
+
 Generator = Callable[[dict, np.random.Generator], tuple[list[VectorFile], list[str]]]
 
 GENERATORS: dict[str, Generator] = {
@@ -485,6 +671,9 @@ GENERATORS: dict[str, Generator] = {
     "turbo_decoder": _turbo_decoder,
     "crc_checker": _crc_checker,
     "dl_sch_processor": _dl_sch_processor,
+    # The receive back end (equalised symbols -> MAC PDU) is checked on the same subframes.
+    "pdsch_rx_backend": _lte_baseband_top,
+    "lte_baseband_top": _lte_baseband_top,
 }
 
 DEFAULT_CASES: dict[str, dict[str, dict[str, object]]] = {
@@ -511,6 +700,8 @@ DEFAULT_CASES: dict[str, dict[str, dict[str, object]]] = {
         "r31_1_cb": {"K": 5184, "C": 2, "E": 13050},
         "k6144_ncb_limited": {"K": 6144, "C": 2, "E": 20000, "rv": 1},
         "filler": {"K": 1056, "F": 32, "E": 2000, "rv": 3},
+        "harq_ncb_rv1_rv3": {"K": 6144, "C": 2, "E": 9000, "rv": 1, "rv2": 3, "E2": 14000},
+        "harq_rv0_rv2": {"K": 1056, "F": 32, "E": 2000, "rv": 0, "rv2": 2, "E2": 3500},
     },
     "turbo_decoder": {
         f"k{k}": {"K": k, "ebn0_db": 1.0 if k >= 1024 else 2.0}
@@ -527,7 +718,11 @@ DEFAULT_CASES: dict[str, dict[str, dict[str, object]]] = {
         "r31_1": {"tbs": 10296, "G": 26100, "Qm": 6, "snr_db": 1.5},
         "16qam_3cb": {"tbs": 14112, "G": 28800, "Qm": 4, "snr_db": 2.5},
         "r2_rv2": {"rv": 2, "snr_db": 0.0},
+        "c1_filler": {"tbs": 1008, "G": 3000, "snr_db": 0.5},
+        "c3_filler_kminus": {"tbs": 13000, "G": 20000, "snr_db": 4.0},
     },
+    "pdsch_rx_backend": {"r2_awgn20": {"rc": "R.2"}, "r31_1_awgn20": {"rc": "R.31-1"}},
+    "lte_baseband_top": {"r2_awgn20": {"rc": "R.2"}, "r31_1_awgn20": {"rc": "R.31-1"}},
 }
 
 BLOCKS = tuple(GENERATORS)

@@ -39,6 +39,7 @@ package lte_baseband_pkg;
   localparam int IQ_TDATA_W = 2 * IQ_SAMPLE_W;
   localparam int FFT_TDATA_W = 2 * FFT_OUT_W;
   localparam int CHAN_TDATA_W = 2 * CHAN_EST_W;
+  localparam int EQ_IN_TDATA_W = FFT_TDATA_W + CHAN_TDATA_W;  // equalizer {Y, H}
   localparam int EQ_TDATA_W = 2 * EQ_OUT_W;
   localparam int LLR_TDATA_W = LLR_W;
   localparam int CRC_W = 24;  // CRC-24A / CRC-24B parity length, TS 36.212 5.1.1
@@ -89,6 +90,9 @@ package lte_baseband_pkg;
 
   localparam int RB_W = 7;  // up to 100 RBs
   localparam int MCS_W = 5;  // I_MCS 0..31, TS 36.213 7.1.7
+  // Code blocks per transport block: a Cat-1 TB (<= 10296 bits) segments into at most two
+  // (TS 36.306 4.1, TS 36.212 5.1.2); the receiver's configuration registers hold this many.
+  localparam int CB_MAX = 2;
 
   // Contiguous (type-2 localised) PDSCH allocation of one subframe.
   typedef struct packed {

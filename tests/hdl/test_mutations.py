@@ -135,6 +135,13 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
         "          if (1'b1) begin",
     ),
     (
+        "rate_dematcher",
+        "HARQ retransmission not combined (buffer cleared)",
+        "hdl/rtl/rate_dematcher.sv",
+        "state_r <= combine_r ? ST_RUN : ST_CLEAR;",
+        "state_r <= ST_CLEAR;",
+    ),
+    (
         "resource_demapper",
         "CRS shift of l = 4, 11 lost",
         "hdl/rtl/resource_demapper.sv",
@@ -211,7 +218,158 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
         "          if (out_free_w) begin",
         "          if (1'b1) begin",
     ),
+    (
+        "dl_sch_processor",
+        "flipped CRC-24A polynomial bit (TB check)",
+        PKG,
+        "CRC24A_POLY = 24'h864CFB",
+        "CRC24A_POLY = 24'h864CBB",
+    ),
+    (
+        "dl_sch_processor",
+        "off-by-one filler count",
+        "hdl/rtl/dl_sch_processor.sv",
+        "fill_w = first_r ? filler_i : fill_left_r;",
+        "fill_w = first_r ? filler_i + 6'd1 : fill_left_r;",
+    ),
+    (
+        "dl_sch_processor",
+        "CRC-24B delay line one bit short",
+        "hdl/rtl/dl_sch_processor.sv",
+        "localparam logic [4:0] DLY_FULL = 5'(CRC_W);",
+        "localparam logic [4:0] DLY_FULL = 5'(CRC_W - 1);",
+    ),
+    (
+        "dl_sch_processor",
+        "byte dropped under back-pressure",
+        "hdl/rtl/dl_sch_processor.sv",
+        "assign s_axis_tready_o = !out_valid_r || m_axis_tready_i;",
+        "assign s_axis_tready_o = 1'b1;",
+    ),
+    (
+        "equalizer",
+        "MMSE denominator without N0",
+        "hdl/rtl/equalizer.sv",
+        "den = mul_mmse_r ? DEN_W'(mul_pow_r) + DEN_W'(mul_n0_r) : DEN_W'(mul_pow_r);",
+        "den = DEN_W'(mul_pow_r);",
+    ),
+    (
+        "equalizer",
+        "negative quotient truncated instead of floored",
+        "hdl/rtl/equalizer.sv",
+        "mag_i = prep_neg_i_w ? $unsigned(-nx_i) + NX_W'(prep_dx_w - DX_ONE) : $unsigned(nx_i);",
+        "mag_i = prep_neg_i_w ? $unsigned(-nx_i) : $unsigned(nx_i);",
+    ),
+    (
+        "equalizer",
+        "divider stage compares strictly",
+        "hdl/rtl/restoring_div_stage.sv",
+        "assign take_w = (rem_i >> SHIFT) >= REM_W'(den_w);",
+        "assign take_w = (rem_i >> SHIFT) > REM_W'(den_w);",
+    ),
+    (
+        "equalizer",
+        "pipeline advances under back-pressure",
+        "hdl/rtl/equalizer.sv",
+        "assign adv_w = !out_valid_r || m_axis_tready_i;",
+        "assign adv_w = 1'b1;",
+    ),
+    (
+        "channel_estimator",
+        "CRS c_init without the l + 1 term's 1",
+        "hdl/rtl/channel_estimator.sv",
+        "8'(l_slot) + 8'd1;",
+        "8'(l_slot);",
+    ),
+    (
+        "channel_estimator",
+        "later CRS symbol's pilot offset taken from the wrong v",
+        "hdl/rtl/channel_estimator.sv",
+        "assign sh_next_b_w = tw_w[6] ? vs3_r : vs_r;",
+        "assign sh_next_b_w = tw_w[7] ? vs3_r : vs_r;",
+    ),
+    (
+        "channel_estimator",
+        "noise differences against the wrong CRS symbol",
+        "hdl/rtl/channel_estimator.sv",
+        "addr_a_r <= p0_addr_r - ROW2_OFFSET;",
+        "addr_a_r <= p0_addr_r - ROW_STRIDE;",
+    ),
+    (
+        "channel_estimator",
+        "estimate dropped under back-pressure",
+        "hdl/rtl/channel_estimator.sv",
+        "assign adv_w = !out_valid_r || m_axis_tready_i;",
+        "assign adv_w = 1'b1;",
+    ),
+    (
+        "ofdm_demodulator",
+        "conjugated twiddle (sign of Im W)",
+        "hdl/rtl/ofdm_demodulator.sv",
+        "assign w_im_w = $signed(tw1_r[TW_W-1:0]);",
+        "assign w_im_w = -$signed(tw1_r[TW_W-1:0]);",
+    ),
+    (
+        "ofdm_demodulator",
+        "first CP of a slot one sample long",
+        "hdl/rtl/ofdm_demodulator.sv",
+        "localparam int CP_FIRST = CP_LEN_FIRST >> SHRINK;",
+        "localparam int CP_FIRST = (CP_LEN_FIRST + 1) >> SHRINK;",
+    ),
+    (
+        "ofdm_demodulator",
+        "twiddle product truncated instead of rounded",
+        "hdl/rtl/ofdm_demodulator.sv",
+        "tr_sum_w = SW'(m_rr_r) - SW'(m_ii_r) + SW'(1 << (TW_FRAC - 1));",
+        "tr_sum_w = SW'(m_rr_r) - SW'(m_ii_r);",
+    ),
+    (
+        "ofdm_demodulator",
+        "beat dropped under back-pressure",
+        "hdl/rtl/ofdm_demodulator.sv",
+        "assign pop_w = (fifo_cnt_r != 2'd0) && m_axis_tready_i;",
+        "assign pop_w = (fifo_cnt_r != 2'd0);",
+    ),
+    (
+        "pdsch_rx_backend",
+        "codeword 1 scrambling sequence",
+        "hdl/rtl/pdsch_rx_backend.sv",
+        ".codeword_i(1'b0),",
+        ".codeword_i(1'b1),",
+    ),
+    (
+        "pdsch_rx_backend",
+        "rate dematcher wired to the wrong redundancy version",
+        "hdl/rtl/pdsch_rx_backend.sv",
+        ".rv_i(rv_i),",
+        ".rv_i(rv_i + 2'd1),",
+    ),
+    (
+        "pdsch_rx_backend",
+        "demapper wired to a fixed modulation",
+        "hdl/rtl/pdsch_rx_backend.sv",
+        ".modulation_i(modulation_i),",
+        ".modulation_i(MOD_16QAM),",
+    ),
+    (
+        "lte_baseband_top",
+        "buffered Y read one RE ahead of its H",
+        "hdl/rtl/lte_baseband_top.sv",
+        "assign dm_in_w[0] = grid_mem_r[rd_idx_r];",
+        "assign dm_in_w[0] = grid_mem_r[rd_idx_r+1'b1];",
+    ),
+    (
+        "lte_baseband_top",
+        "demappers never see the subframe end",
+        "hdl/rtl/lte_baseband_top.sv",
+        ".s_axis_tlast_i(h_last_w),",
+        ".s_axis_tlast_i(1'b0),",
+    ),
 ]
+
+# Blocks whose mutants run on Verilator: Icarus needs about 5 minutes per lte_baseband_top run,
+# and over a minute per broken pdsch_rx_backend run (8 turbo iterations once the CRC fails).
+VERILATOR_MUTANTS = {"lte_baseband_top", "pdsch_rx_backend"}
 
 
 @pytest.mark.parametrize(
@@ -237,7 +395,7 @@ async def test_mutation_is_caught(
     copy.write_text(text.replace(original, mutant))
     copy.chmod(0o644)
     design = [workspace.relative(copy) if f == path else f for f in block.rtl]
-    sim = simulator(workspace, "iverilog")
+    sim = simulator(workspace, "verilator" if name in VERILATOR_MUTANTS else "iverilog")
     # The last case: 64QAM for the demapper, the registry's extra case where there is one.
     case = vector_cases[name][-1]
     result = await run_case(sim, block, case, design=design)

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.anyio
 
 # The small blocks synthesise in seconds; the memory-heavy ones take minutes and are covered by
 # `python -m hdl.synth_table`, whose output the README check below holds to the registry.
-QUICK = ["crc_checker", "descrambler", "resource_demapper"]
+QUICK = ["crc_checker", "descrambler", "resource_demapper", "dl_sch_processor"]
 
 
 @pytest.mark.slow
@@ -22,7 +22,7 @@ async def test_block_synthesises(name: str, registry: Registry) -> None:
     assert row.cells and row.cells > 50
     assert row.area_um2 and row.area_um2 > 0
     assert row.slack_ns is not None
-    # These three have no multiplier or memory: they close timing at 100 MHz even unbuffered.
+    # These have no multiplier or memory: they close timing at 100 MHz even unbuffered.
     assert row.slack_ns > 0, row
 
 

@@ -200,6 +200,7 @@ class SimulatorFlow(ABC):
             "top": src.top,
             "waves": waves,
             "design": [self.workspace.relative(p) for p in src.design],
+            "tool_args": list(self.tool.extra_args),
             **(extra_key or {}),
         }
         return self.cache.key(

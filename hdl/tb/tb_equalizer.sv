@@ -1,0 +1,140 @@
+`default_nettype none
+// Self-checking testbench of equalizer against refmodels vectors (equalizer generator).
+// Plusargs: VECTORS=<case dir>, N=<REs>, N0=<NOISE_VAR raw>, MMSE=<0|1>, optional SEED and
+// FULL_RATE (no gaps, no back-pressure: the cycle count of bench/hdl_eq_chest_bench.py).
+// Random input gaps and output back-pressure; a reset in the middle of the stream (pass 0),
+// after which the whole case is replayed (pass 1). Every {X_I, X_Q}, every 1/N0_eff and every
+// tlast are checked.
+module tb_equalizer;
+  import lte_baseband_pkg::*;
+
+  localparam int MAX_RE = 8400;
+
+  logic clk = 1'b0;
+  logic rst_n = 1'b0;
+  string dir;
+  int n_re = 0;
+  int n0 = 0;
+  int mmse = 0;
+  int seed = 1;
+  int abort_at = 0;
+
+  logic [FFT_TDATA_W-1:0] stim_y[MAX_RE];
+  logic [CHAN_TDATA_W-1:0] stim_h[MAX_RE];
+  logic [EQ_TDATA_W-1:0] exp_x[MAX_RE];
+  logic [LLR_SCALE_W-1:0] exp_scale[MAX_RE];
+
+  int in_idx = 0;
+  int out_idx = 0;
+  int cycle = 0;
+  int errors = 0;
+  int samples = 0;
+  int pass_no = 0;
+  int rst_cnt = 4;
+  int limit = 0;
+  logic gate_r = 1'b0;
+  logic full_rate = 1'b0;
+  int start_cycle = -1;
+  logic ready_r = 1'b0;
+
+  logic s_tvalid, s_tready, s_tlast;
+  logic [EQ_IN_TDATA_W-1:0] s_tdata;
+  logic [EQ_TDATA_W-1:0] m_tdata;
+  logic [LLR_SCALE_W-1:0] m_tuser;
+  logic m_tvalid, m_tlast;
+  logic [NOISE_VAR_W-1:0] n0_w;
+  logic mmse_w;
+
+  equalizer dut (
+      .clk(clk),
+      .rst_n(rst_n),
+      .n0_i(n0_w),
+      .mmse_i(mmse_w),
+      .s_axis_tdata_i(s_tdata),
+      .s_axis_tvalid_i(s_tvalid),
+      .s_axis_tready_o(s_tready),
+      .s_axis_tlast_i(s_tlast),
+      .m_axis_tdata_o(m_tdata),
+      .m_axis_tuser_o(m_tuser),
+      .m_axis_tvalid_o(m_tvalid),
+      .m_axis_tready_i(ready_r),
+      .m_axis_tlast_o(m_tlast)
+  );
+
+  always #5 clk = ~clk;
+
+  assign n0_w = NOISE_VAR_W'(n0);
+  assign mmse_w = (mmse != 0);
+  assign s_tvalid = rst_n && gate_r && (in_idx < n_re);
+  assign s_tdata = {stim_y[in_idx%MAX_RE], stim_h[in_idx%MAX_RE]};
+  assign s_tlast = (in_idx == n_re - 1);
+
+  initial begin
+    if (!$value$plusargs("VECTORS=%s", dir)) $fatal(1, "tb: +VECTORS=<dir> missing");
+    if (!$value$plusargs("N=%d", n_re)) $fatal(1, "tb: +N missing");
+    if (!$value$plusargs("N0=%d", n0)) $fatal(1, "tb: +N0 missing");
+    if (!$value$plusargs("MMSE=%d", mmse)) $fatal(1, "tb: +MMSE missing");
+    if ($value$plusargs("SEED=%d", seed)) seed = seed + 1;
+    full_rate = $test$plusargs("FULL_RATE") != 0;
+    if (n_re < 2 || n_re > MAX_RE) $fatal(1, "tb: N out of range for the harness");
+    abort_at = n_re / 3;
+    limit = 8 * n_re + 2000;
+    $readmemh({dir, "/stimulus_y_iq.hex"}, stim_y, 0, n_re - 1);
+    $readmemh({dir, "/stimulus_h_iq.hex"}, stim_h, 0, n_re - 1);
+    $readmemh({dir, "/expected_x_iq.hex"}, exp_x, 0, n_re - 1);
+    $readmemh({dir, "/expected_llr_scale.hex"}, exp_scale, 0, n_re - 1);
+    seed = int'($urandom(seed));
+  end
+
+  always @(posedge clk) begin
+    cycle <= cycle + 1;
+    if (rst_cnt > 0) begin
+      rst_cnt <= rst_cnt - 1;
+      if (rst_cnt == 1) rst_n <= 1'b1;
+    end
+    if (rst_n) begin
+      if (s_tvalid && s_tready) in_idx <= in_idx + 1;
+      if (s_tvalid && s_tready && pass_no == 1 && start_cycle < 0) start_cycle = cycle;
+      if (m_tvalid && ready_r) begin
+        samples = samples + 1;
+        if (out_idx >= n_re || m_tdata !== exp_x[out_idx%MAX_RE]) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
+                   $time, cycle, exp_x[out_idx%MAX_RE], m_tdata);
+        end
+        if (m_tuser !== exp_scale[out_idx%MAX_RE]) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tuser_o expected=%h actual=%h",
+                   $time, cycle, exp_scale[out_idx%MAX_RE], m_tuser);
+        end
+        if (m_tlast !== (out_idx == n_re - 1)) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
+                   $time, cycle, out_idx == n_re - 1, m_tlast);
+        end
+        out_idx <= out_idx + 1;
+        if (pass_no == 1 && out_idx + 1 == n_re) begin
+          $display("tb: stream_cycles=%0d items=%0d", cycle - start_cycle + 1, n_re);
+          $display("Mismatches: %0d in %0d samples", errors, samples);
+          $finish;
+        end
+      end
+      if (pass_no == 0 && in_idx >= abort_at) begin
+        rst_n <= 1'b0;
+        rst_cnt <= 3;
+        in_idx <= 0;
+        out_idx <= 0;
+        pass_no <= 1;
+      end
+    end
+    if (!s_tvalid || s_tready) gate_r <= full_rate || ($urandom % 5) != 0;
+    ready_r <= full_rate || ($urandom % 3) != 0;
+    if (cycle > limit) begin
+      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
+               n_re, out_idx);
+      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
+      $finish;
+    end
+  end
+endmodule
+`default_nettype wire

@@ -1,0 +1,167 @@
+`default_nettype none
+// Self-checking end-to-end testbench of lte_baseband_top against refmodels vectors
+// (lte_baseband_top generator: the 15360 IQ samples of an R.2 / R.31-1 subframe sent by the
+// refmodels transmitter through AWGN, the configuration words, and the MAC PDU it carries).
+// Plusargs: VECTORS=<case dir>, N_CFG (config words), G (coded bits), C (code blocks),
+// N_BYTES, CRC_OK (expected CRC-24A verdict), optional SEED and FULL_RATE (no gaps, no
+// back-pressure: for the cycle count). The configuration words are written after every reset;
+// pass 0 is cut by a reset in the middle of the subframe, passes 1 and 2 run the subframe back
+// to back. Checked per output byte: data, tlast, and on the last byte tuser (the CRC verdict).
+module tb_lte_baseband_top;
+  import lte_baseband_pkg::*;
+
+  localparam int N_IQ = 15360;  // samples per subframe at 15.36 Msps
+  localparam int MAX_BYTES = 4096;
+  localparam int MAX_CFG = 16;
+  localparam int LAST_PASS = 2;
+
+  logic clk = 1'b0;
+  logic rst_n = 1'b0;
+  string dir;
+  int n_cfg = 0;
+  int g_bits = 0;
+  int n_cb = 0;
+  int n_bytes = 0;
+  int crc_ok = 0;
+  int seed = 1;
+  logic full_rate = 1'b0;
+  int abort_at = 0;
+  longint limit = 0;
+
+  logic [31:0] cfg_words[MAX_CFG];
+  logic [IQ_TDATA_W-1:0] stim_iq[N_IQ];
+  logic [7:0] exp_byte[MAX_BYTES];
+
+  int in_idx = 0;
+  int out_idx = 0;
+  int cfg_idx = 0;
+  longint cycle = 0;
+  longint start_cycle = 0;
+  longint end_cycle = 0;
+  int errors = 0;
+  int samples = 0;
+  int pass_no = 0;  // output side
+  int in_pass = 0;  // input side, runs ahead of the output
+  int rst_cnt = 4;
+  logic gate_r = 1'b0;
+  logic ready_r = 1'b0;
+
+  logic cfg_we;
+  logic [3:0] cfg_addr;
+  logic s_tvalid, s_tready;
+  logic [7:0] m_tdata;
+  logic m_tuser, m_tvalid, m_tlast;
+
+  assign cfg_we = rst_n && (cfg_idx < n_cfg);
+  assign cfg_addr = cfg_idx[3:0];
+
+  lte_baseband_top dut (
+      .clk(clk),
+      .rst_n(rst_n),
+      .cfg_we_i(cfg_we),
+      .cfg_addr_i(cfg_addr),
+      .cfg_wdata_i(cfg_words[cfg_idx%MAX_CFG]),
+      .s_axis_tdata_i(stim_iq[in_idx%N_IQ]),
+      .s_axis_tvalid_i(s_tvalid),
+      .s_axis_tready_o(s_tready),
+      .m_axis_tdata_o(m_tdata),
+      .m_axis_tuser_o(m_tuser),
+      .m_axis_tvalid_o(m_tvalid),
+      .m_axis_tready_i(ready_r),
+      .m_axis_tlast_o(m_tlast)
+  );
+
+  always #5 clk = ~clk;
+
+  assign s_tvalid = rst_n && (cfg_idx >= n_cfg) && gate_r && (in_pass <= LAST_PASS);
+
+  initial begin
+    if (!$value$plusargs("VECTORS=%s", dir)) $fatal(1, "tb: +VECTORS=<dir> missing");
+    if (!$value$plusargs("N_CFG=%d", n_cfg)) $fatal(1, "tb: +N_CFG missing");
+    if (!$value$plusargs("G=%d", g_bits)) $fatal(1, "tb: +G missing");
+    if (!$value$plusargs("C=%d", n_cb)) $fatal(1, "tb: +C missing");
+    if (!$value$plusargs("N_BYTES=%d", n_bytes)) $fatal(1, "tb: +N_BYTES missing");
+    if (!$value$plusargs("CRC_OK=%d", crc_ok)) $fatal(1, "tb: +CRC_OK missing");
+    if ($value$plusargs("SEED=%d", seed)) seed = seed + 1;
+    full_rate = $test$plusargs("FULL_RATE") != 0;
+    if (n_cfg < 8 || n_cfg > MAX_CFG || n_bytes < 1 ||
+        n_bytes > MAX_BYTES || n_cb < 1 || n_cb > 2)
+      $fatal(1, "tb: case out of range for the harness");
+    $readmemh({dir, "/stimulus_config.hex"}, cfg_words, 0, n_cfg - 1);
+    $readmemh({dir, "/stimulus_iq.hex"}, stim_iq, 0, N_IQ - 1);
+    $readmemh({dir, "/expected_tb_bytes.hex"}, exp_byte, 0, n_bytes - 1);
+    abort_at = N_IQ / 3;
+    // Three passes of FFT (5120 cycles a symbol), estimation, rate dematching and up to 8 turbo
+    // iterations, with gaps.
+    limit = 3 * (14 * 5200 + 3 * 8400 + 4 * longint'(g_bits) + longint'(n_cb) * 40 * 6200) * 3;
+    seed = int'($urandom(seed));
+  end
+
+  always @(posedge clk) begin
+    cycle <= cycle + 1;
+    if (rst_cnt > 0) begin
+      rst_cnt <= rst_cnt - 1;
+      if (rst_cnt == 1) rst_n <= 1'b1;
+    end
+    if (rst_n) begin
+      if (cfg_idx < n_cfg) cfg_idx <= cfg_idx + 1;
+      if (s_tvalid && s_tready) begin
+        if (in_idx == 0 && in_pass == 1) start_cycle <= cycle;
+        in_idx <= (in_idx == N_IQ - 1) ? 0 : in_idx + 1;
+        if (in_idx == N_IQ - 1) in_pass <= in_pass + 1;
+      end
+      if (m_tvalid && ready_r) begin
+        samples = samples + 1;
+        if (out_idx >= n_bytes || m_tdata !== exp_byte[out_idx%MAX_BYTES]) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
+                   $time, cycle, exp_byte[out_idx%MAX_BYTES], m_tdata);
+        end
+        if (m_tlast !== (out_idx == n_bytes - 1)) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
+                   $time, cycle, out_idx == n_bytes - 1, m_tlast);
+        end
+        if (m_tlast && m_tuser !== crc_ok[0]) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tuser_o expected=%h actual=%h",
+                   $time, cycle, crc_ok[0], m_tuser);
+        end
+        out_idx <= out_idx + 1;
+        if (out_idx + 1 == n_bytes) begin
+          if (pass_no == 1) begin
+            end_cycle = cycle;
+            // First sample in to CRC verdict out of one subframe (read by bench/hdl_e2e.py).
+            $display("tb: tb_cycles=%0d", cycle - start_cycle + 1);
+          end
+          if (pass_no == LAST_PASS) begin
+            // Subframe to subframe in steady state (back-to-back passes 1 and 2).
+            $display("tb: tb_interval=%0d", cycle - end_cycle);
+            $display("Mismatches: %0d in %0d samples", errors, samples);
+            $finish;
+          end
+          out_idx <= 0;
+          pass_no <= pass_no + 1;
+        end
+      end
+      if (in_pass == 0 && in_idx >= abort_at) begin
+        rst_n <= 1'b0;
+        rst_cnt <= 3;
+        cfg_idx <= 0;
+        in_idx <= 0;
+        in_pass <= 1;
+        out_idx <= 0;
+        pass_no <= 1;
+      end
+    end
+    if (!s_tvalid || s_tready) gate_r <= full_rate || (($urandom % 5) != 0);
+    ready_r <= full_rate || (($urandom % 3) != 0);
+    if (cycle > limit) begin
+      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
+               n_bytes, out_idx);
+      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
+      $finish;
+    end
+  end
+endmodule
+`default_nettype wire

@@ -1,0 +1,148 @@
+`default_nettype none
+// Self-checking testbench of ofdm_demodulator against refmodels vectors (ofdm_demodulator
+// generator: 15360 IQ samples of one subframe in, its 14 x 600 FFT_OUT REs expected).
+// Plusargs: VECTORS=<case dir>, optional SEED, optional FULL_RATE (no input gaps, output always
+// ready: the sustained-rate measurement of bench/hdl_fft_rate.py). Random input gaps and output
+// back-pressure otherwise; pass 0 is cut by a reset a third into the subframe, passes 1 and 2 run
+// the subframe twice back to back. Every output beat is compared: data, tuser (= symbol l) and
+// tlast (last RE of the subframe); the run stops after MAX_ERRORS mismatches. Prints
+// `tb: subframe_cycles=` (cycles between the last REs of passes 1 and 2, i.e. one subframe in
+// steady state) and `tb: symbol_cycles=` (that / 14).
+module tb_ofdm_demodulator;
+  import lte_baseband_pkg::*;
+
+  localparam int N_IN =
+      N_SYMB_SUBFRAME * FFT_SIZE + 2 * CP_LEN_FIRST + (N_SYMB_SUBFRAME - 2) * CP_LEN_OTHER;
+  localparam int N_SC = N_RB_DL_MAX * N_SC_RB;
+  localparam int N_OUT = N_SYMB_SUBFRAME * N_SC;
+  localparam int LAST_PASS = 2;
+  localparam int MAX_ERRORS = 64;
+
+  logic clk = 1'b0;
+  logic rst_n = 1'b0;
+  string dir;
+  int seed = 1;
+  int full_rate = 0;
+  int abort_at = N_IN / 3;
+
+  logic [IQ_TDATA_W-1:0] stim[N_IN];
+  logic [FFT_TDATA_W-1:0] exp_re[N_OUT];
+
+  int in_idx = 0;
+  int out_idx = 0;
+  int cycle = 0;
+  int errors = 0;
+  int samples = 0;
+  int pass_no = 0;  // output side
+  int in_pass = 0;  // input side, runs ahead of the output
+  int rst_cnt = 4;
+  int limit = 14 * N_IN;  // a pass needs 14 x 5121 cycles; pass 0 and two passes fit
+  int pass1_end = -1;
+  logic gate_r = 1'b0;
+  logic ready_r = 1'b0;
+
+  logic s_tvalid, s_tready;
+  logic [IQ_TDATA_W-1:0] s_tdata;
+  logic [FFT_TDATA_W-1:0] m_tdata;
+  logic [3:0] m_tuser;
+  logic m_tvalid, m_tlast;
+  logic [3:0] exp_user;
+
+  ofdm_demodulator dut (
+      .clk(clk),
+      .rst_n(rst_n),
+      .s_axis_tdata_i(s_tdata),
+      .s_axis_tvalid_i(s_tvalid),
+      .s_axis_tready_o(s_tready),
+      .m_axis_tdata_o(m_tdata),
+      .m_axis_tuser_o(m_tuser),
+      .m_axis_tvalid_o(m_tvalid),
+      .m_axis_tready_i(ready_r),
+      .m_axis_tlast_o(m_tlast)
+  );
+
+  always #5 clk = ~clk;
+
+  assign s_tvalid = rst_n && gate_r && (in_pass <= LAST_PASS);
+  assign s_tdata = stim[in_idx];
+  assign exp_user = 4'(out_idx / N_SC);
+
+  initial begin
+    if (N_IN != 15360) $fatal(1, "tb: subframe length %0d", N_IN);
+    if (!$value$plusargs("VECTORS=%s", dir)) $fatal(1, "tb: +VECTORS=<dir> missing");
+    if ($value$plusargs("SEED=%d", seed)) seed = seed + 1;
+    if ($test$plusargs("FULL_RATE")) full_rate = 1;
+    $readmemh({dir, "/stimulus_iq.hex"}, stim, 0, N_IN - 1);
+    $readmemh({dir, "/expected_grid_iq.hex"}, exp_re, 0, N_OUT - 1);
+    seed = int'($urandom(seed));
+  end
+
+  always @(posedge clk) begin
+    cycle <= cycle + 1;
+    if (rst_cnt > 0) begin
+      rst_cnt <= rst_cnt - 1;
+      if (rst_cnt == 1) rst_n <= 1'b1;
+    end
+    if (rst_n) begin
+      if (s_tvalid && s_tready) begin
+        in_idx <= (in_idx == N_IN - 1) ? 0 : in_idx + 1;
+        if (in_idx == N_IN - 1) in_pass <= in_pass + 1;
+      end
+      if (m_tvalid && ready_r) begin
+        samples = samples + 1;
+        if (m_tdata !== exp_re[out_idx]) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
+                   $time, cycle, exp_re[out_idx], m_tdata);
+        end
+        if (m_tuser !== exp_user) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tuser_o expected=%h actual=%h",
+                   $time, cycle, exp_user, m_tuser);
+        end
+        if (m_tlast !== (out_idx == N_OUT - 1)) begin
+          errors = errors + 1;
+          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
+                   $time, cycle, out_idx == N_OUT - 1, m_tlast);
+        end
+        out_idx <= out_idx + 1;
+        if (errors >= MAX_ERRORS) begin
+          // A broken design has shown itself; the rest of the subframe would only cost time.
+          $display("Mismatches: %0d in %0d samples", errors, samples);
+          $finish;
+        end
+        if (out_idx == N_OUT - 1) begin
+          if (pass_no == LAST_PASS) begin
+            if (pass1_end >= 0) begin
+              // One subframe in steady state (read by bench/hdl_fft_rate.py).
+              $display("tb: subframe_cycles=%0d", cycle - pass1_end);
+              $display("tb: symbol_cycles=%0d", (cycle - pass1_end) / N_SYMB_SUBFRAME);
+            end
+            $display("Mismatches: %0d in %0d samples", errors, samples);
+            $finish;
+          end
+          if (pass_no == 1) pass1_end = cycle;
+          out_idx <= 0;
+          pass_no <= pass_no + 1;
+        end
+      end
+      if (in_pass == 0 && in_idx >= abort_at) begin
+        rst_n <= 1'b0;
+        rst_cnt <= 3;
+        in_idx <= 0;
+        in_pass <= 1;
+        out_idx <= 0;
+        pass_no <= 1;
+      end
+    end
+    if (!s_tvalid || s_tready) gate_r <= full_rate != 0 || ($urandom % 5) != 0;
+    ready_r <= full_rate != 0 || ($urandom % 3) != 0;
+    if (cycle > limit) begin
+      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
+               N_OUT, out_idx);
+      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
+      $finish;
+    end
+  end
+endmodule
+`default_nettype wire
