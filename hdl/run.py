@@ -17,9 +17,7 @@ async def run_block(name: str, sim_name: str, seed: int, lint: bool) -> int:
     block = load_registry().block(name)
     failed = 0
     if lint:
-        from servers.verilator.api import Verilator
-
-        res = await Verilator(ws).lint(block.rtl, top=block.name)
+        res = await simulator(ws, "verilator").lint(block.rtl, top=block.name)
         print(f"lint {block.name}: {res.status} {res.summary}")
         failed += res.status != "PASS" or bool(res.diagnostics)
     vs = VectorSet(ws, "run")

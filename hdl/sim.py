@@ -12,13 +12,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
+from mcp import Client
+from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, ConfigDict
 
 from hdl.registry import REPO, Block, load_sidecar
 from servers.core.models import ToolResult
 from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.verilator.api import Verilator
+from servers.iverilog import server as iverilog_server
+from servers.verilator import server as verilator_server
 
 SimulatorName = Literal["iverilog", "verilator"]
 
@@ -87,12 +89,35 @@ def repo_workspace() -> Workspace:
     return Workspace.open(REPO)
 
 
-def simulator(workspace: Workspace, name: SimulatorName) -> Icarus | Verilator:
-    return Icarus(workspace) if name == "iverilog" else Verilator(workspace)
+class McpSimulator:
+    """A simulator server driven over MCP (an in-process client per call), so every verdict
+    of the reference design comes through the same tools an MCP client calls."""
+
+    def __init__(self, workspace: Workspace, name: SimulatorName):
+        self.name = name
+        builder = iverilog_server.build if name == "iverilog" else verilator_server.build
+        self._server: MCPServer = builder(workspace)
+
+    async def call(self, tool: str, arguments: dict[str, object]) -> ToolResult:
+        async with Client(self._server) as client:
+            reply = await client.call_tool(tool, arguments)
+        if reply.structured_content is None:
+            raise RuntimeError(f"{self.name} {tool}: no structured result ({reply.content})")
+        return ToolResult.model_validate(reply.structured_content)
+
+    async def run_testbench(self, **arguments: object) -> ToolResult:
+        return await self.call("run_testbench", arguments)
+
+    async def lint(self, sources: Sequence[str], top: str | None = None) -> ToolResult:
+        return await self.call("lint", {"sources": list(sources), "top": top})
+
+
+def simulator(workspace: Workspace, name: SimulatorName) -> McpSimulator:
+    return McpSimulator(workspace, name)
 
 
 async def run_case(
-    sim: Icarus | Verilator,
+    sim: McpSimulator,
     block: Block,
     case: VectorCase,
     design: Sequence[str] | None = None,

@@ -29,7 +29,11 @@ SYNTH_PARAMS: dict[str, dict[str, int]] = {
     "lte_baseband_top": {"MAX_K": 40, "FFT_LOG2": 6, "GRID_RE": 64},
 }
 # The whole receiver is every block at once: Yosys needs more than the default 10 minutes.
-SYNTH_TIMEOUT_S: dict[str, float] = {"lte_baseband_top": 3600.0}
+SYNTH_TIMEOUT_S: dict[str, float] = {
+    "lte_baseband_top": 3600.0,
+    "equalizer": 1800.0,
+    "channel_estimator": 1800.0,
+}
 
 
 class SynthRow(BaseModel):

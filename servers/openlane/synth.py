@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from servers.core.cache import ResultCache
+from servers.core.cache import ResultCache, file_digest
 from servers.core.models import Category, Diagnostic, Severity, Status
 from servers.core.progress import Progress, no_progress
 from servers.core.runner import Limits, run_process
@@ -20,10 +20,15 @@ from servers.core.sv import inputs
 from servers.core.workspace import InvalidInput, Workspace, atomic_write
 
 from . import sta
+from . import yosys_script as script_source
 from .environment import default_library
 from .models import LibraryInfo, SynthResult
 from .yosys_script import guess_clock, input_ports, read_stat, slang_diagnostics, yosys_script
 from .yosys_tool import WASM_LIMITS, find_yosys, warm_up
+
+# The code that writes the Yosys script and reads the timing is part of every result: a change
+# to it must never be answered from results it did not make.
+_FLOW_DIGEST = "/".join(file_digest(Path(m.__file__)) for m in (script_source, sta))
 
 MAX_PERIOD_NS = 1e6
 RESULT_FORMAT = 3  # bump when the script or the parsing changes: old cache entries then miss
@@ -188,6 +193,7 @@ class Synthesizer:
             operation="synthesize",
             options={
                 "format": RESULT_FORMAT,
+                "flow": _FLOW_DIGEST,
                 "top": top_name,
                 "period": period,
                 "defines": macros,

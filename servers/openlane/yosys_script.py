@@ -56,7 +56,7 @@ def yosys_script(
         "opt_clean -purge",
         "setundef -zero",
         f"tee -q -o {out}/stat.json stat -json -liberty {liberty}",
-        f"write_verilog -noattr -noexpr -nohex -nodec {out}/netlist.v",
+        f"write_verilog -noattr -noexpr -nohex -nodec -simple-lhs {out}/netlist.v",
     ]
     return "\n".join(lines) + "\n"
 

@@ -486,6 +486,7 @@ class SimulatorFlow(ABC):
                 "plusargs": args,
                 "waves": wave_format,
                 "design": [self.workspace.relative(p) for p in src.design],
+                "tool_args": list(self.tool.extra_args),
             },
             files=[*src.inputs, *self.runtime_inputs([*src.files, *src.includes], args)],
         )
