@@ -42,9 +42,10 @@ ICARUS_MAX_K = 528
 ICARUS_MAX_TBS = 1008
 
 
-# The whole receiver takes about 5 minutes per subframe on Icarus (14 FFTs of 5120 cycles, the
-# estimator, the turbo decoder) even for a 3-RB allocation: on Icarus it runs its smallest
-# case only, in a slow test of its own; every case runs on Verilator (and test_end_to_end.py).
+# The whole receiver is slow on Icarus (14 FFTs of 5120 cycles, the estimator and the turbo
+# decoder per subframe: about 1 minute for the smallest allocation, 6.5 minutes for R.2): on
+# Icarus it runs its smallest case only, in a slow test of its own; every case runs on
+# Verilator (and test_end_to_end.py).
 ICARUS_ONE_CASE = {"lte_baseband_top"}
 
 
