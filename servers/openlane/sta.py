@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from .liberty_cells import Drive
 from .models import CriticalPath, PathStage
 
 MARK = "SA_"
@@ -49,8 +50,19 @@ def tcl_word(text: str) -> str:
     return "{" + text + "}"
 
 
-def script(liberty: Path, netlist: Path, top: str, period_ns: float, clock_port: str | None) -> str:
-    """Ideal clock, zero I/O delay, no wire load: a synthesis-stage estimate, not signoff."""
+def script(
+    liberty: Path,
+    netlist: Path,
+    top: str,
+    period_ns: float,
+    clock_port: str | None,
+    drive: Drive | None = None,
+) -> str:
+    """Ideal clock, zero I/O delay, no wire load: a synthesis-stage estimate, not signoff.
+
+    With `drive`, input ports are driven by that cell and outputs carry its load, the pair ABC
+    buffered against, so a port fanning out to many flops is priced as ABC priced it.
+    """
     lines = [
         f"read_liberty {tcl_word(str(liberty))}",
         f"read_verilog {tcl_word(str(netlist))}",
@@ -69,6 +81,14 @@ def script(liberty: Path, netlist: Path, top: str, period_ns: float, clock_port:
     lines += [
         "if {[llength $sa_inputs]} { set_input_delay 0 -clock clk $sa_inputs }",
         "set_output_delay 0 -clock clk [all_outputs]",
+    ]
+    if drive is not None:
+        lines += [
+            "if {[llength $sa_inputs]} { set_driving_cell -lib_cell "
+            f"{drive.cell} -pin {drive.output_pin} $sa_inputs }}",
+            f"set_load {drive.load:.6g} [all_outputs]",
+        ]
+    lines += [
         "report_checks -path_delay max -digits 4",
         "report_tns -digits 4",
         f'puts "{MARK}WS_MAX [sta::worst_slack_cmd max]"',

@@ -19,7 +19,7 @@ from servers.core.runner import Limits, run_process
 from servers.core.sv import inputs
 from servers.core.workspace import InvalidInput, Workspace, atomic_write
 
-from . import sta
+from . import liberty_cells, sta
 from . import yosys_script as script_source
 from .environment import default_library
 from .models import LibraryInfo, SynthResult
@@ -28,10 +28,10 @@ from .yosys_tool import WASM_LIMITS, find_yosys, warm_up
 
 # The code that writes the Yosys script and reads the timing is part of every result: a change
 # to it must never be answered from results it did not make.
-_FLOW_DIGEST = "/".join(file_digest(Path(m.__file__)) for m in (script_source, sta))
+_FLOW_DIGEST = "/".join(file_digest(Path(m.__file__)) for m in (script_source, sta, liberty_cells))
 
 MAX_PERIOD_NS = 1e6
-RESULT_FORMAT = 3  # bump when the script or the parsing changes: old cache entries then miss
+RESULT_FORMAT = 4  # bump when the script or the parsing changes: old cache entries then miss
 # Yosys scripts split on whitespace and treat ';' and '#' specially: paths stay plain.
 _SCRIPT_SAFE = re.compile(r"^[A-Za-z0-9_./+@=,-]+$")
 _PARAM_VALUE = re.compile(
@@ -67,8 +67,11 @@ def _tool_error(message: str, hint: str, **fields: object) -> SynthResult:
 
 
 class Synthesizer:
-    def __init__(self, workspace: Workspace):
+    def __init__(self, workspace: Workspace, *, buffering: bool = True):
+        """`buffering=False` maps without ABC's buffering and sizing: only tests compare the two,
+        the tool always buffers."""
         self.workspace = workspace
+        self.buffering = buffering
         self.cache = ResultCache(workspace, "openlane-synth")
 
     # -- argument checks -----------------------------------------------------------------
@@ -188,6 +191,7 @@ class Synthesizer:
         lib_path = Path(library.path)
         if not lib_path.is_absolute():
             lib_path = self.workspace.root / lib_path
+        drive = liberty_cells.drive_for(lib_path) if self.buffering else None
         key = self.cache.key(
             tool_version=f"{yosys.flavor}-{yosys.version}/{_sta_version()}",
             operation="synthesize",
@@ -200,6 +204,7 @@ class Synthesizer:
                 "params": overrides,
                 "clock": clock_port,
                 "library": library.model_dump(),
+                "buffering": self.buffering,
             },
             files=[*files, lib_path, *incdirs],
         )
@@ -218,8 +223,21 @@ class Synthesizer:
         scratch = self.workspace.new_scratch("synth")
         lib_arg = self._library_argument(lib_path, scratch)
         out_rel = self.workspace.relative(scratch)
+        constraints = None
+        if drive is not None:
+            atomic_write(scratch / "abc.constr", drive.abc_constraints())
+            constraints = f"{out_rel}/abc.constr"
         script = yosys_script(
-            yosys, rel_files, top_name, period, lib_arg, macros, overrides, rel_incdirs, out_rel
+            yosys,
+            rel_files,
+            top_name,
+            period,
+            lib_arg,
+            macros,
+            overrides,
+            rel_incdirs,
+            out_rel,
+            constraints,
         )
         atomic_write(scratch / "synth.ys", script)
         await progress(0.2, f"yosys: synthesizing {top_name} onto {library.name}")
@@ -304,14 +322,19 @@ class Synthesizer:
             clock = None
         sta_tool = sta.find_sta()
         timing = sta.StaFigures()
-        note = _estimate_note(library)
+        note = _estimate_note(library) + " " + _buffering_note(drive, self.buffering)
+        if drive is not None:
+            base["artifacts"]["abc_constraints"] = f"{out_rel}/abc.constr"
+            provenance["buffering"] = (
+                f"abc -constr: buffer; upsize; dnsize against the clock, {drive.describe()}"
+            )
         if sta_tool is None:
             note += " OpenSTA is not installed (apt-get install opensta): no timing figures."
         else:
             await progress(0.7, "OpenSTA: timing the netlist")
             atomic_write(
                 scratch / "sta.tcl",
-                sta.script(lib_path, netlist, top_name, period, clock),
+                sta.script(lib_path, netlist, top_name, period, clock, drive),
             )
             timed = await run_process(
                 [sta_tool.path, "-no_init", "-no_splash", "-exit", str(scratch / "sta.tcl")],
@@ -326,6 +349,8 @@ class Synthesizer:
             timing = sta.parse(timed.stdout + "\n" + timed.stderr)
             versions["opensta"] = sta_tool.version
             where = f"OpenSTA {sta_tool.version} on {library.name}, ideal clock, no wire load"
+            if drive is not None:
+                where += f", ports: {drive.describe()}"
             for figure in STA_FIGURES:
                 provenance[figure] = where
             provenance["critical_path"] = where
@@ -403,6 +428,20 @@ def _estimate_note(library: LibraryInfo) -> str:
         f"ESTIMATE on {library.name} ({library.process}), not the target PDK: use it to compare "
         "design variants and spot long paths, never as sky130 signoff."
     )
+
+
+def _buffering_note(drive: liberty_cells.Drive | None, wanted: bool) -> str:
+    if drive is not None:
+        return (
+            f"ABC buffered high-fanout nets and sized gates after mapping ({drive.describe()}; "
+            "OpenSTA drives the input ports and loads the outputs alike)."
+        )
+    if wanted:
+        return (
+            "NOT BUFFERED: the library has no plain inverter or buffer to drive ABC's sizing, so "
+            "a net with a large fanout shows an unrealistic transition and slack."
+        )
+    return "Not buffered (mapping only): high-fanout nets are not repaired."
 
 
 def _summary(

@@ -30,7 +30,9 @@ def yosys_script(
     params: Mapping[str, str],
     include_dirs: list[str],
     out: str,
+    constraints: str | None = None,
 ) -> str:
+    """`constraints`: ABC's drive/load file; with it ABC buffers and sizes after mapping."""
     lines: list[str] = []
     if yosys.has_slang:
         # -j 1: the WebAssembly build has no threads; SVA is not synthesizable anyway.
@@ -51,8 +53,14 @@ def yosys_script(
         f"hierarchy -check -top {top}",
         f"synth -flatten -top {top}",
         f"dfflibmap -liberty {liberty}",
-        # abc's delay target (ps) makes a tighter clock buy speed with area.
-        f"abc -liberty {liberty} -D {max(1, round(period_ns * 1000))}",
+        # abc's delay target (ps) makes a tighter clock buy speed with area; with -constr it
+        # also buffers high-fanout nets and up/down-sizes gates against that target.
+        f"abc -liberty {liberty}"
+        + (f" -constr {constraints}" if constraints else "")
+        + f" -D {max(1, round(period_ns * 1000))}",
+        # Flip-flops named after their registers (d_r_DFFPOSX1_Q_3, not _61806_): a critical
+        # path then says which RTL register starts and ends it.
+        "autoname",
         "opt_clean -purge",
         "setundef -zero",
         f"tee -q -o {out}/stat.json stat -json -liberty {liberty}",
