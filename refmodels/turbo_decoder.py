@@ -8,11 +8,13 @@ One set of kernels, written out from the same trellis tables, runs both decoders
 * integer (``fixed=True``): the ``fixed_point`` formats LLR (8 b), EXTRINSIC (10 b),
   STATE_METRIC (14 b), APP_LLR (12 b); alpha/beta are normalised by subtracting state 0 and
   saturated every step, the extrinsic is saturated and scaled as ``x - (x >> 2)``.  This is the
-  RTL contract: integer-exact over the whole block (no sliding-window approximation; the
-  forward metrics are recomputed per window from exact checkpoints, which gives the same
-  values).  The integers are carried in float32 lanes (all intermediates are far below 2^24, so
-  every add, max and saturation is exact) because that is the widest SIMD path numba gets from
-  LLVM.
+  RTL contract, including its schedule: each half iteration runs ``siso_count(K)`` parallel
+  SISOs over sub-blocks of K / P steps whose boundary metrics are handed over from the previous
+  iteration (``_siso_blocks``); within a sub-block it is integer-exact (no sliding-window
+  approximation; the forward metrics are recomputed per window from exact checkpoints, which
+  gives the same values).  The integers are carried in float32 lanes (all intermediates are
+  far below 2^24, so every add, max and saturation is exact) because that is the widest SIMD
+  path numba gets from LLVM.
 
 The kernels run a batch of code blocks at once with the batch as the innermost, contiguous
 dimension so that LLVM vectorises the add-compare-select over blocks (SIMD across code blocks);
@@ -61,6 +63,10 @@ APP_MAX = APP_LLR.max_raw
 BATCH = 32
 # Trellis steps per window of recomputed forward metrics: (WINDOW, 7, 32) float32 is 28 kB.
 WINDOW = 32
+# Parallel SISOs of the bit-true decoder: at most SISO_MAX, each over at least MIN_SUB_BLOCK
+# trellis steps (see siso_count); the RTL's P_MAX parameter defaults to SISO_MAX.
+SISO_MAX = 8
+MIN_SUB_BLOCK = 32
 # The float decoder runs the same kernels with saturation limits no metric reaches.
 NO_LIMIT = np.float32(3e38)
 
@@ -222,7 +228,7 @@ def _backward_step(gs_k, lp_k, le_k, cur, beta, nb, zero, sm_lim, ext_lim):
 
 
 @numba.njit(cache=True, fastmath=True, boundscheck=False, noalias=True)
-def _siso(gs, lp, le, ckpt, win, beta, cur, neg, sm_lim, ext_lim):
+def _siso(gs, lp, le, ckpt, win, beta, cur, sm_lim, ext_lim):
     """One max-log-MAP constituent decoder over a batch (TS 36.212 5.1.3.2.1).
 
     Arrays are (step, [state,] block).  gs, lp: (K+3, B) systematic-plus-a-priori
@@ -231,7 +237,9 @@ def _siso(gs, lp, le, ckpt, win, beta, cur, neg, sm_lim, ext_lim):
     step; win: (WINDOW, 7, B) forward metrics of one window; beta, cur: (7, B) scratch.
     Branch metric gamma = u*(Ls+La) + p*Lp (g1 = Lp, g2 = Ls+La, g3 = both).  State metrics
     are normalised to state 0 (so state 0 is always 0 and is not stored) and saturated to
-    +-sm_lim every step, the extrinsic to +-ext_lim.
+    +-sm_lim every step, the extrinsic to +-ext_lim.  The caller sets the initial alpha in
+    ``cur`` and beta in ``beta``; on return ``cur`` holds the last alpha and ``beta`` the first
+    beta (the boundary metrics handed to the neighbouring sub-blocks).
 
     The forward pass keeps only a checkpoint per window; the backward pass recomputes the
     window's metrics from it (the same operations, so the same values) into ``win``, which
@@ -245,10 +253,6 @@ def _siso(gs, lp, le, ckpt, win, beta, cur, neg, sm_lim, ext_lim):
     ckf = ckpt.reshape(ckpt.shape[0], 7 * nb)
     wf = win.reshape(win.shape[0], 7 * nb)
     zero = np.float32(0)
-    for s in range(7):
-        for b in range(nb):
-            cur[s, b] = neg
-            beta[s, b] = neg
     nwin = (n + WINDOW - 1) // WINDOW
     for w in range(nwin):
         for i in range(7 * nb):
@@ -268,6 +272,40 @@ def _siso(gs, lp, le, ckpt, win, beta, cur, neg, sm_lim, ext_lim):
             j = m - 1 - jj
             k = k0 + j
             _backward_step(gs[k], lp[k], le[k], win[j], beta, nb, zero, sm_lim, ext_lim)
+
+
+@numba.njit(cache=True, fastmath=True, boundscheck=False)
+def _siso_blocks(gs, lp, le, ckpt, win, beta, cur, sm_lim, ext_lim, a_bnd, b_bnd, a_new, b_new):
+    """One constituent decoder as P = a_bnd.shape[0] parallel SISOs over sub-blocks of
+    M = K / P steps (the last one also runs the 3 tail steps).  Sub-block q starts alpha from
+    ``a_bnd[q]`` and beta from ``b_bnd[q]``: the metrics its neighbours ended with in this
+    decoder's previous iteration (``a_bnd[0]`` is the known start state, ``b_bnd[P-1]`` the
+    terminated end state).  The boundaries produced now go to ``a_new`` / ``b_new`` and replace
+    the old ones only once every sub-block has run, as in hardware where all run at once."""
+    n, nb = gs.shape
+    p = a_bnd.shape[0]
+    m = (n - 3) // p
+    for q in range(p):
+        lo = q * m
+        hi = lo + m if q < p - 1 else n
+        for s in range(7):
+            for b in range(nb):
+                cur[s, b] = a_bnd[q, s, b]
+                beta[s, b] = b_bnd[q, s, b]
+        _siso(gs[lo:hi], lp[lo:hi], le[lo:hi], ckpt, win, beta, cur, sm_lim, ext_lim)
+        for s in range(7):
+            for b in range(nb):
+                if q + 1 < p:
+                    a_new[q + 1, s, b] = cur[s, b]
+                if q > 0:
+                    b_new[q - 1, s, b] = beta[s, b]
+    for q in range(p):
+        for s in range(7):
+            for b in range(nb):
+                if q > 0:
+                    a_bnd[q, s, b] = a_new[q, s, b]
+                if q < p - 1:
+                    b_bnd[q, s, b] = b_new[q, s, b]
 
 
 @numba.njit(cache=True, fastmath=True, boundscheck=False)
@@ -304,15 +342,18 @@ def _app(gs2, le, inv, k, app_lim, app):
 
 @numba.njit(cache=True, boundscheck=False)
 def _iteration(
-    ls1, ls2, lp1, lp2, gs1, gs2, le, ckpt, win, beta, cur, perm, inv, fixed, neg, sm_lim,
-    ext_lim,
+    ls1, ls2, lp1, lp2, gs1, gs2, le, ckpt, win, beta, cur, perm, inv, fixed, sm_lim, ext_lim,
+    bnd, new,
 ):  # fmt: skip
     """One full turbo iteration: decoder 1, interleave, decoder 2, de-interleave, in one call so
-    no Python runs between the half-iterations."""
+    no Python runs between the half-iterations.  ``bnd`` (4, P, 7, B): alpha and beta boundary
+    metrics of decoder 1 then decoder 2; ``new`` scratch of the same shape."""
     k = perm.shape[0]
-    _siso(gs1, lp1, le, ckpt, win, beta, cur, neg, sm_lim, ext_lim)
+    _siso_blocks(gs1, lp1, le, ckpt, win, beta, cur, sm_lim, ext_lim, bnd[0], bnd[1], new[0],
+                 new[1])  # fmt: skip
     _scale_permute(le, perm, k, fixed, ls2, gs2)
-    _siso(gs2, lp2, le, ckpt, win, beta, cur, neg, sm_lim, ext_lim)
+    _siso_blocks(gs2, lp2, le, ckpt, win, beta, cur, sm_lim, ext_lim, bnd[2], bnd[3], new[2],
+                 new[3])  # fmt: skip
     _scale_permute(le, inv, k, fixed, ls1, gs1)
 
 
@@ -325,6 +366,18 @@ class TurboDecodeResult(BaseModel):
     llr: np.ndarray  # (B, K) a-posteriori LLRs (float32, or int32 APP_LLR raw when fixed)
     iterations: np.ndarray  # (B,) full iterations run until the CRC passed (or the maximum)
     crc_ok: np.ndarray  # (B,) bool; all False when no CRC was given
+
+
+def siso_count(k: int, p_max: int = SISO_MAX) -> int:
+    """Parallel SISOs the bit-true decoder (and the RTL) splits a code block of size K into: the
+    largest P in {p_max, ..., 2, 1} (powers of two) with K % P == 0 and K / P >= MIN_SUB_BLOCK.
+    A power of two keeps the bank index of an address a plain mask in hardware; sub-blocks of
+    at least 32 steps (8 constraint lengths) keep the boundary metrics handed over between
+    iterations reliable, so the BER stays on the full-length decoder's."""
+    p = p_max
+    while p > 1 and (k % p or k // p < MIN_SUB_BLOCK):
+        p //= 2
+    return p
 
 
 def _split_streams(d: np.ndarray, k: int) -> tuple[np.ndarray, ...]:
@@ -354,20 +407,23 @@ def turbo_decode(
     crc: str | None = None,
     n_filler: int = 0,
     fixed: bool = False,
+    siso: int | None = None,
 ) -> TurboDecodeResult:
     """Decode a batch of turbo code blocks of one size K (TS 36.212 5.1.3.2).
 
     ``d_llr`` is (B, 3, K+4) or (3, K+4): soft d^(0), d^(1), d^(2) as delivered by the rate
     dematcher (positive = bit 1; raw LLR integers when ``fixed``).  ``crc`` ("24A"/"24B") enables
     early stopping once every block's CRC passes; ``n_filler`` known-zero filler bits at the head
-    are forced to a strong 0.
+    are forced to a strong 0.  ``siso`` (P) splits each half iteration into P sub-blocks decoded
+    as parallel SISOs with next-iteration boundary initialisation; by default the bit-true
+    decoder uses ``siso_count(K)`` (the RTL's schedule) and the float one the full length.
     """
     d = np.asarray(d_llr)
     if d.ndim == 2:
         d = d[None]
     if d.shape[0] > BATCH:
         parts = [
-            turbo_decode(d[i : i + BATCH], max_iters, crc, n_filler, fixed)
+            turbo_decode(d[i : i + BATCH], max_iters, crc, n_filler, fixed, siso)
             for i in range(0, d.shape[0], BATCH)
         ]
         return TurboDecodeResult(
@@ -378,6 +434,10 @@ def turbo_decode(
         )
     nb, _, kp4 = d.shape
     k = kp4 - 4
+    if siso is None:
+        siso = siso_count(k) if fixed else 1
+    if siso < 1 or k % siso or k // siso < 4:
+        raise ValueError(f"siso = {siso} does not split K = {k} into sub-blocks")
     # The bit-true decoder carries its integers in float32: every intermediate stays far below
     # 2^24, so adds, subtracts, max and saturation are exact and the float SIMD path is used.
     dtype = np.float32
@@ -400,6 +460,14 @@ def turbo_decode(
         sm_lim, ext_lim, app_lim = dtype(SM_MAX), dtype(EXT_MAX), dtype(APP_MAX)
     else:
         sm_lim = ext_lim = app_lim = NO_LIMIT
+    # Boundary metrics (alpha, beta of decoder 1, then of decoder 2): the inner ones start
+    # all-equal (0), the block's first alpha and last beta are the known state 0.
+    bnd = np.zeros((4, siso, 7, nb), dtype)
+    bnd[0, 0] = neg
+    bnd[1, siso - 1] = neg
+    bnd[2, 0] = neg
+    bnd[3, siso - 1] = neg
+    new = np.empty_like(bnd)
     ckpt = np.empty(((k + 3 + WINDOW - 1) // WINDOW, 7, nb), dtype)
     win = np.empty((WINDOW, 7, nb), dtype)
     beta = np.empty((7, nb), dtype)
@@ -414,8 +482,8 @@ def turbo_decode(
     done = np.zeros(nb, bool)
     for it in range(1, max_iters + 1):
         _iteration(
-            ls1, ls2, lp1, lp2, gs1, gs2, le, ckpt, win, beta, cur, perm, inv, fixed, neg,
-            sm_lim, ext_lim,
+            ls1, ls2, lp1, lp2, gs1, gs2, le, ckpt, win, beta, cur, perm, inv, fixed, sm_lim,
+            ext_lim, bnd, new,
         )  # fmt: skip
         if crc is None and it < max_iters:
             continue

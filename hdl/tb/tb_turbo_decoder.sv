@@ -2,9 +2,13 @@
 // Self-checking testbench of turbo_decoder against refmodels vectors (turbo_decoder generator).
 // Plusargs: VECTORS=<case dir>, K, F1, F2 (QPP parameters), ITERS (maximum), CRC (0 24A,
 // 1 24B), CRC_OK (expected verdict), optional SEED. Random input gaps and output back-pressure;
-// pass 0 is cut by a reset while the code block is being loaded, pass 1 decodes it whole.
+// pass 0 is cut by a reset while the code block is being loaded, pass 1 streams it BLOCKS times
+// back to back (default 2: the next block arrives while one decodes) and checks every copy.
 // Checked per output beat: the APP LLR, the hard bit it implies, tuser {crc_ok, iterations}.
 // +FULL_RATE drops the random gaps and back-pressure (for cycle counts in bench/hdl_bench.py).
+// Printed for the bench: block_cycles (first input to last output of block 1), decode_cycles
+// (its last input beat to its first output beat), steady_cycles (between the last output
+// beats of the last two blocks).
 module tb_turbo_decoder;
   import lte_baseband_pkg::*;
 
@@ -22,6 +26,9 @@ module tb_turbo_decoder;
   int crc_sel = 0;
   int crc_ok = 0;
   int n_in = 0;
+  int blocks = 2;  // copies streamed in the checked pass
+  int reps = 1;  // copies streamed in this pass
+  int prev_end = -1;  // last output beat of the previous block
   int seed = 1;
   logic full_rate = 1'b0;
   int abort_at = 0;
@@ -40,6 +47,8 @@ module tb_turbo_decoder;
   int rst_cnt = 4;
   int limit = 0;
   int start_cycle = -1;  // first accepted input beat of the last pass
+  int load_end_cycle = -1;  // its last input beat
+  int out_start_cycle = -1;  // its first output beat
   logic gate_r = 1'b0;
   logic ready_r = 1'b0;
 
@@ -71,9 +80,9 @@ module tb_turbo_decoder;
 
   always #5 clk = ~clk;
 
-  assign s_tvalid = rst_n && gate_r && (in_idx < n_in);
-  assign s_tdata = stim[in_idx%MAX_D];
-  assign s_tlast = (in_idx == n_in - 1);
+  assign s_tvalid = rst_n && gate_r && (in_idx < n_in * reps);
+  assign s_tdata = stim[(in_idx%n_in)%MAX_D];
+  assign s_tlast = (in_idx % n_in == n_in - 1);
   assign exp_user = {crc_ok[0], exp_iter[0]};
 
   initial begin
@@ -86,11 +95,14 @@ module tb_turbo_decoder;
     if (!$value$plusargs("CRC_OK=%d", crc_ok)) $fatal(1, "tb: +CRC_OK missing");
     if ($value$plusargs("SEED=%d", seed)) seed = seed + 1;
     full_rate = $test$plusargs("FULL_RATE") != 0;
+    if (!$value$plusargs("BLOCKS=%d", blocks)) blocks = 2;
+    if (blocks < 1) $fatal(1, "tb: +BLOCKS must be >= 1");
     if (k_bits < 40 || k_bits > MAX_K || iters < 1 || iters > 15)
       $fatal(1, "tb: case out of range for the harness");
     n_in = 3 * (k_bits + 4);
     abort_at = n_in / 3;
-    limit = 8 * n_in + (iters + 1) * 6 * (k_bits + 8) + 5000;
+    // Worst case per block: gapped load, every iteration at one SISO, throttled unload.
+    limit = (blocks + 1) * (2 * n_in + 2 * k_bits + (iters + 1) * 4 * (k_bits + 3)) + 5000;
     $readmemh({dir, "/stimulus_d_llr.hex"}, stim, 0, n_in - 1);
     $readmemh({dir, "/expected_bits.hex"}, exp_bit, 0, k_bits - 1);
     $readmemh({dir, "/expected_app_llr.hex"}, exp_app, 0, k_bits - 1);
@@ -108,36 +120,44 @@ module tb_turbo_decoder;
       if (s_tvalid && s_tready) begin
         in_idx <= in_idx + 1;
         if (pass_no == LAST_PASS && start_cycle < 0) start_cycle = cycle;
+        if (pass_no == LAST_PASS && s_tlast && load_end_cycle < 0) load_end_cycle = cycle;
       end
       if (m_tvalid && ready_r) begin
         samples = samples + 1;
-        if (out_idx >= k_bits || m_tdata !== exp_app[out_idx%MAX_K]) begin
+        if (pass_no == LAST_PASS && out_start_cycle < 0) out_start_cycle = cycle;
+        if (out_idx >= k_bits * reps || m_tdata !== exp_app[(out_idx%k_bits)%MAX_K]) begin
           errors = errors + 1;
           $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
-                   $time, cycle, exp_app[out_idx%MAX_K], m_tdata);
+                   $time, cycle, exp_app[(out_idx%k_bits)%MAX_K], m_tdata);
         end
-        if (($signed(m_tdata) > 0) !== exp_bit[out_idx%MAX_K]) begin
+        if (($signed(m_tdata) > 0) !== exp_bit[(out_idx%k_bits)%MAX_K]) begin
           errors = errors + 1;
           $display("MISMATCH time=%0t cycle=%0d signal=hard_bit expected=%h actual=%h",
-                   $time, cycle, exp_bit[out_idx%MAX_K], $signed(m_tdata) > 0);
+                   $time, cycle, exp_bit[(out_idx%k_bits)%MAX_K], $signed(m_tdata) > 0);
         end
         if (m_tuser !== exp_user) begin
           errors = errors + 1;
           $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tuser_o expected=%h actual=%h",
                    $time, cycle, exp_user, m_tuser);
         end
-        if (m_tlast !== (out_idx == k_bits - 1)) begin
+        if (m_tlast !== (out_idx % k_bits == k_bits - 1)) begin
           errors = errors + 1;
           $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
-                   $time, cycle, out_idx == k_bits - 1, m_tlast);
+                   $time, cycle, out_idx % k_bits == k_bits - 1, m_tlast);
         end
         out_idx <= out_idx + 1;
         if (out_idx + 1 == k_bits && pass_no == LAST_PASS) begin
           // Load, decode and unload of one code block (read by bench/hdl_bench.py).
           $display("tb: block_cycles=%0d", cycle - start_cycle + 1);
+          // Decode only: from the last input beat to the first output beat.
+          $display("tb: decode_cycles=%0d", out_start_cycle - load_end_cycle);
+        end
+        if (out_idx + 1 == k_bits * blocks && pass_no == LAST_PASS) begin
+          if (blocks > 1) $display("tb: steady_cycles=%0d", cycle - prev_end);
           $display("Mismatches: %0d in %0d samples", errors, samples);
           $finish;
         end
+        if ((out_idx + 1) % k_bits == 0 && pass_no == LAST_PASS) prev_end = cycle;
       end
       if (pass_no == 0 && in_idx >= abort_at) begin
         rst_n <= 1'b0;
@@ -145,6 +165,7 @@ module tb_turbo_decoder;
         in_idx <= 0;
         out_idx <= 0;
         pass_no <= 1;
+        reps <= blocks;
       end
     end
     if (!s_tvalid || s_tready) gate_r <= full_rate || (($urandom % 5) != 0);
