@@ -130,6 +130,8 @@ async def run_case(
     return await sim.run_testbench(
         design=list(design or block.rtl),
         testbench=[block.testbench],
+        # The testbench's own folder, for the harness it includes (tb_harness.svh).
+        include_dirs=[str(Path(block.testbench).parent)],
         top=block.tb_top,
         plusargs=[*case.plusargs, f"SEED={seed}"],
         timeout_s=timeout_s,

@@ -1,4 +1,5 @@
 `default_nettype none
+`include "tb_harness.svh"
 // Self-checking testbench of channel_estimator against refmodels vectors (channel_estimator
 // generator). Plusargs: VECTORS=<case dir>, CELL=<N_ID>, SF=<subframe>, N0=<NOISE_VAR raw>,
 // optional SEED and FULL_RATE (no gaps, no back-pressure: the cycle count of
@@ -81,35 +82,20 @@ module tb_channel_estimator;
 
   always @(posedge clk) begin
     cycle <= cycle + 1;
-    if (rst_cnt > 0) begin
-      rst_cnt <= rst_cnt - 1;
-      if (rst_cnt == 1) rst_n <= 1'b1;
-    end
+    `TB_RESET_RELEASE
     if (rst_n) begin
       if (s_tvalid && s_tready) in_idx <= in_idx + 1;
       if (s_tvalid && s_tready && pass_no == 2 && start_cycle < 0) start_cycle = cycle;
       if (m_tvalid && ready_r) begin
         samples = samples + 1;
-        if (out_idx >= N_RE || m_tdata !== exp_h[out_idx%N_RE]) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
-                   $time, cycle, exp_h[out_idx%N_RE], m_tdata);
-        end
-        if (m_tuser !== NOISE_VAR_W'(n0)) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tuser_o expected=%h actual=%h",
-                   $time, cycle, NOISE_VAR_W'(n0), m_tuser);
-        end
-        if (m_tlast !== (out_idx == N_RE - 1)) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
-                   $time, cycle, out_idx == N_RE - 1, m_tlast);
-        end
+        `TB_MISMATCH_IF(out_idx >= N_RE || m_tdata !== exp_h[out_idx%N_RE],
+                        "m_axis_tdata_o", exp_h[out_idx%N_RE], m_tdata)
+        `TB_EXPECT("m_axis_tuser_o", NOISE_VAR_W'(n0), m_tuser)
+        `TB_EXPECT("m_axis_tlast_o", out_idx == N_RE - 1, m_tlast)
         out_idx <= out_idx + 1;
         if (pass_no == 2 && out_idx + 1 == N_RE) begin
           $display("tb: stream_cycles=%0d items=%0d", cycle - start_cycle + 1, N_RE);
-          $display("Mismatches: %0d in %0d samples", errors, samples);
-          $finish;
+          `TB_FINISH
         end
       end
       if ((pass_no == 0 && in_idx >= N_RE / 2) || (pass_no == 1 && out_idx >= N_RE / 3)) begin
@@ -120,14 +106,8 @@ module tb_channel_estimator;
         pass_no <= pass_no + 1;
       end
     end
-    if (!s_tvalid || s_tready) gate_r <= full_rate || ($urandom % 5) != 0;
-    ready_r <= full_rate || ($urandom % 3) != 0;
-    if (cycle > limit) begin
-      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
-               N_RE, out_idx);
-      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
-      $finish;
-    end
+    `TB_HANDSHAKE(full_rate)
+    `TB_WATCHDOG(limit, N_RE, out_idx)
   end
 endmodule
 `default_nettype wire

@@ -1,4 +1,5 @@
 `default_nettype none
+`include "tb_harness.svh"
 // Self-checking testbench of crc_checker against refmodels vectors (crc_checker generator).
 // Plusargs: VECTORS=<case dir>, CRC=<0 24A|1 24B>, K=<bits per block>, NBLK=<blocks>,
 // optional SEED. Random input gaps and random output back-pressure throughout; a reset in the
@@ -80,23 +81,16 @@ module tb_crc_checker;
 
   always @(posedge clk) begin
     cycle <= cycle + 1;
-    if (rst_cnt > 0) begin
-      rst_cnt <= rst_cnt - 1;
-      if (rst_cnt == 1) rst_n <= 1'b1;
-    end
+    `TB_RESET_RELEASE
     if (rst_n) begin
       if (s_tvalid && s_tready) in_idx <= in_idx + 1;
       if (m_tvalid && ready_r) begin
         samples = samples + 1;
-        if (out_idx >= n_blk || m_tdata !== expected) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
-                   $time, cycle, expected, m_tdata);
-        end
+        `TB_MISMATCH_IF(out_idx >= n_blk || m_tdata !== expected,
+                        "m_axis_tdata_o", expected, m_tdata)
         out_idx <= out_idx + 1;
         if (pass_no == 1 && out_idx + 1 == n_blk) begin
-          $display("Mismatches: %0d in %0d samples", errors, samples);
-          $finish;
+          `TB_FINISH
         end
       end
       if (pass_no == 0 && in_idx >= abort_at) begin
@@ -107,14 +101,8 @@ module tb_crc_checker;
         pass_no <= 1;
       end
     end
-    if (!s_tvalid || s_tready) gate_r <= ($urandom % 5) != 0;
-    ready_r <= ($urandom % 3) != 0;
-    if (cycle > limit) begin
-      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
-               n_blk, out_idx);
-      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
-      $finish;
-    end
+    `TB_HANDSHAKE(1'b0)
+    `TB_WATCHDOG(limit, n_blk, out_idx)
   end
 endmodule
 `default_nettype wire

@@ -1,4 +1,5 @@
 `default_nettype none
+`include "tb_harness.svh"
 // Self-checking testbench of dl_sch_processor against refmodels vectors (dl_sch_processor
 // generator: the fixed-point turbo decoder's APP LLRs per code block in, the transport block
 // bytes and the CRC-24A verdict out). Plusargs: VECTORS=<case dir>, TBS, C, F, KMINUS, KPLUS,
@@ -114,10 +115,7 @@ module tb_dl_sch_processor;
 
   always @(posedge clk) begin
     cycle <= cycle + 1;
-    if (rst_cnt > 0) begin
-      rst_cnt <= rst_cnt - 1;
-      if (rst_cnt == 1) rst_n <= 1'b1;
-    end
+    `TB_RESET_RELEASE
     if (rst_n) begin
       if (s_tvalid && s_tready) begin
         in_idx <= in_idx + 1;
@@ -125,27 +123,15 @@ module tb_dl_sch_processor;
       end
       if (m_tvalid && ready_r) begin
         samples = samples + 1;
-        if (out_idx >= n_out || m_tdata !== exp_byte[out_idx%MAX_BYTES]) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
-                   $time, cycle, exp_byte[out_idx%MAX_BYTES], m_tdata);
-        end
-        if (m_tlast !== last_w) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
-                   $time, cycle, last_w, m_tlast);
-        end
-        if (m_tuser !== user_w) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tuser_o expected=%h actual=%h",
-                   $time, cycle, user_w, m_tuser);
-        end
+        `TB_MISMATCH_IF(out_idx >= n_out || m_tdata !== exp_byte[out_idx%MAX_BYTES],
+                        "m_axis_tdata_o", exp_byte[out_idx%MAX_BYTES], m_tdata)
+        `TB_EXPECT("m_axis_tlast_o", last_w, m_tlast)
+        `TB_EXPECT("m_axis_tuser_o", user_w, m_tuser)
         out_idx <= out_idx + 1;
         if (out_idx + 1 == n_out) begin
           if (pass_no == LAST_PASS) begin
             if (full_rate) $display("tb: block_cycles=%0d", cycle - start_cycle + 1);
-            $display("Mismatches: %0d in %0d samples", errors, samples);
-            $finish;
+            `TB_FINISH
           end
           in_idx <= 0;
           out_idx <= 0;
@@ -174,12 +160,7 @@ module tb_dl_sch_processor;
     end else begin
       ready_r <= ($urandom % 3) != 0;
     end
-    if (cycle > limit) begin
-      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
-               n_out, out_idx);
-      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
-      $finish;
-    end
+    `TB_WATCHDOG(limit, n_out, out_idx)
   end
 endmodule
 `default_nettype wire

@@ -1,4 +1,5 @@
 `default_nettype none
+`include "tb_harness.svh"
 // Self-checking testbench of equalizer against refmodels vectors (equalizer generator).
 // Plusargs: VECTORS=<case dir>, N=<REs>, N0=<NOISE_VAR raw>, MMSE=<0|1>, optional SEED and
 // FULL_RATE (no gaps, no back-pressure: the cycle count of bench/hdl_eq_chest_bench.py).
@@ -88,35 +89,20 @@ module tb_equalizer;
 
   always @(posedge clk) begin
     cycle <= cycle + 1;
-    if (rst_cnt > 0) begin
-      rst_cnt <= rst_cnt - 1;
-      if (rst_cnt == 1) rst_n <= 1'b1;
-    end
+    `TB_RESET_RELEASE
     if (rst_n) begin
       if (s_tvalid && s_tready) in_idx <= in_idx + 1;
       if (s_tvalid && s_tready && pass_no == 1 && start_cycle < 0) start_cycle = cycle;
       if (m_tvalid && ready_r) begin
         samples = samples + 1;
-        if (out_idx >= n_re || m_tdata !== exp_x[out_idx%MAX_RE]) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
-                   $time, cycle, exp_x[out_idx%MAX_RE], m_tdata);
-        end
-        if (m_tuser !== exp_scale[out_idx%MAX_RE]) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tuser_o expected=%h actual=%h",
-                   $time, cycle, exp_scale[out_idx%MAX_RE], m_tuser);
-        end
-        if (m_tlast !== (out_idx == n_re - 1)) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
-                   $time, cycle, out_idx == n_re - 1, m_tlast);
-        end
+        `TB_MISMATCH_IF(out_idx >= n_re || m_tdata !== exp_x[out_idx%MAX_RE],
+                        "m_axis_tdata_o", exp_x[out_idx%MAX_RE], m_tdata)
+        `TB_EXPECT("m_axis_tuser_o", exp_scale[out_idx%MAX_RE], m_tuser)
+        `TB_EXPECT("m_axis_tlast_o", out_idx == n_re - 1, m_tlast)
         out_idx <= out_idx + 1;
         if (pass_no == 1 && out_idx + 1 == n_re) begin
           $display("tb: stream_cycles=%0d items=%0d", cycle - start_cycle + 1, n_re);
-          $display("Mismatches: %0d in %0d samples", errors, samples);
-          $finish;
+          `TB_FINISH
         end
       end
       if (pass_no == 0 && in_idx >= abort_at) begin
@@ -127,14 +113,8 @@ module tb_equalizer;
         pass_no <= 1;
       end
     end
-    if (!s_tvalid || s_tready) gate_r <= full_rate || ($urandom % 5) != 0;
-    ready_r <= full_rate || ($urandom % 3) != 0;
-    if (cycle > limit) begin
-      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
-               n_re, out_idx);
-      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
-      $finish;
-    end
+    `TB_HANDSHAKE(full_rate)
+    `TB_WATCHDOG(limit, n_re, out_idx)
   end
 endmodule
 `default_nettype wire

@@ -1,4 +1,5 @@
 `default_nettype none
+`include "tb_harness.svh"
 // Self-checking end-to-end testbench of lte_baseband_top against refmodels vectors
 // (lte_baseband_top generator: the 15360 IQ samples of an R.2 / R.31-1 subframe sent by the
 // refmodels transmitter through AWGN, the configuration words, and the MAC PDU it carries).
@@ -97,71 +98,8 @@ module tb_lte_baseband_top;
     seed = int'($urandom(seed));
   end
 
-  always @(posedge clk) begin
-    cycle <= cycle + 1;
-    if (rst_cnt > 0) begin
-      rst_cnt <= rst_cnt - 1;
-      if (rst_cnt == 1) rst_n <= 1'b1;
-    end
-    if (rst_n) begin
-      if (cfg_idx < n_cfg) cfg_idx <= cfg_idx + 1;
-      if (s_tvalid && s_tready) begin
-        if (in_idx == 0 && in_pass == 1) start_cycle <= cycle;
-        in_idx <= (in_idx == N_IQ - 1) ? 0 : in_idx + 1;
-        if (in_idx == N_IQ - 1) in_pass <= in_pass + 1;
-      end
-      if (m_tvalid && ready_r) begin
-        samples = samples + 1;
-        if (out_idx >= n_bytes || m_tdata !== exp_byte[out_idx%MAX_BYTES]) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
-                   $time, cycle, exp_byte[out_idx%MAX_BYTES], m_tdata);
-        end
-        if (m_tlast !== (out_idx == n_bytes - 1)) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
-                   $time, cycle, out_idx == n_bytes - 1, m_tlast);
-        end
-        if (m_tlast && m_tuser !== crc_ok[0]) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tuser_o expected=%h actual=%h",
-                   $time, cycle, crc_ok[0], m_tuser);
-        end
-        out_idx <= out_idx + 1;
-        if (out_idx + 1 == n_bytes) begin
-          if (pass_no == 1) begin
-            end_cycle = cycle;
-            // First sample in to CRC verdict out of one subframe (read by bench/hdl_e2e.py).
-            $display("tb: tb_cycles=%0d", cycle - start_cycle + 1);
-          end
-          if (pass_no == LAST_PASS) begin
-            // Subframe to subframe in steady state (back-to-back passes 1 and 2).
-            $display("tb: tb_interval=%0d", cycle - end_cycle);
-            $display("Mismatches: %0d in %0d samples", errors, samples);
-            $finish;
-          end
-          out_idx <= 0;
-          pass_no <= pass_no + 1;
-        end
-      end
-      if (in_pass == 0 && in_idx >= abort_at) begin
-        rst_n <= 1'b0;
-        rst_cnt <= 3;
-        cfg_idx <= 0;
-        in_idx <= 0;
-        in_pass <= 1;
-        out_idx <= 0;
-        pass_no <= 1;
-      end
-    end
-    if (!s_tvalid || s_tready) gate_r <= full_rate || (($urandom % 5) != 0);
-    ready_r <= full_rate || (($urandom % 3) != 0);
-    if (cycle > limit) begin
-      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
-               n_bytes, out_idx);
-      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
-      $finish;
-    end
-  end
+  `define TB_IN_BEATS N_IQ
+  `include "tb_rx_passes.svh"
+  `undef TB_IN_BEATS
 endmodule
 `default_nettype wire

@@ -1,4 +1,5 @@
 `default_nettype none
+`include "tb_harness.svh"
 // Self-checking testbench of ofdm_demodulator against refmodels vectors (ofdm_demodulator
 // generator: 15360 IQ samples of one subframe in, its 14 x 600 FFT_OUT REs expected).
 // Plusargs: VECTORS=<case dir>, optional SEED, optional FULL_RATE (no input gaps, output always
@@ -79,10 +80,7 @@ module tb_ofdm_demodulator;
 
   always @(posedge clk) begin
     cycle <= cycle + 1;
-    if (rst_cnt > 0) begin
-      rst_cnt <= rst_cnt - 1;
-      if (rst_cnt == 1) rst_n <= 1'b1;
-    end
+    `TB_RESET_RELEASE
     if (rst_n) begin
       if (s_tvalid && s_tready) begin
         in_idx <= (in_idx == N_IN - 1) ? 0 : in_idx + 1;
@@ -90,26 +88,13 @@ module tb_ofdm_demodulator;
       end
       if (m_tvalid && ready_r) begin
         samples = samples + 1;
-        if (m_tdata !== exp_re[out_idx]) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
-                   $time, cycle, exp_re[out_idx], m_tdata);
-        end
-        if (m_tuser !== exp_user) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tuser_o expected=%h actual=%h",
-                   $time, cycle, exp_user, m_tuser);
-        end
-        if (m_tlast !== (out_idx == N_OUT - 1)) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
-                   $time, cycle, out_idx == N_OUT - 1, m_tlast);
-        end
+        `TB_EXPECT("m_axis_tdata_o", exp_re[out_idx], m_tdata)
+        `TB_EXPECT("m_axis_tuser_o", exp_user, m_tuser)
+        `TB_EXPECT("m_axis_tlast_o", out_idx == N_OUT - 1, m_tlast)
         out_idx <= out_idx + 1;
         if (errors >= MAX_ERRORS) begin
           // A broken design has shown itself; the rest of the subframe would only cost time.
-          $display("Mismatches: %0d in %0d samples", errors, samples);
-          $finish;
+          `TB_FINISH
         end
         if (out_idx == N_OUT - 1) begin
           if (pass_no == LAST_PASS) begin
@@ -118,8 +103,7 @@ module tb_ofdm_demodulator;
               $display("tb: subframe_cycles=%0d", cycle - pass1_end);
               $display("tb: symbol_cycles=%0d", (cycle - pass1_end) / N_SYMB_SUBFRAME);
             end
-            $display("Mismatches: %0d in %0d samples", errors, samples);
-            $finish;
+            `TB_FINISH
           end
           if (pass_no == 1) pass1_end = cycle;
           out_idx <= 0;
@@ -135,14 +119,8 @@ module tb_ofdm_demodulator;
         pass_no <= 1;
       end
     end
-    if (!s_tvalid || s_tready) gate_r <= full_rate != 0 || ($urandom % 5) != 0;
-    ready_r <= full_rate != 0 || ($urandom % 3) != 0;
-    if (cycle > limit) begin
-      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
-               N_OUT, out_idx);
-      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
-      $finish;
-    end
+    `TB_HANDSHAKE(full_rate != 0)
+    `TB_WATCHDOG(limit, N_OUT, out_idx)
   end
 endmodule
 `default_nettype wire

@@ -1,4 +1,5 @@
 `default_nettype none
+`include "tb_harness.svh"
 // Self-checking testbench of qam_demodulator against refmodels vectors (qam_demodulator
 // generator). Plusargs: VECTORS=<case dir>, N=<symbols>, QM=<2|4|6>, optional SEED. Random
 // input gaps and output back-pressure; a reset in the middle of the stream (pass 0), after
@@ -80,28 +81,17 @@ module tb_qam_demodulator;
 
   always @(posedge clk) begin
     cycle <= cycle + 1;
-    if (rst_cnt > 0) begin
-      rst_cnt <= rst_cnt - 1;
-      if (rst_cnt == 1) rst_n <= 1'b1;
-    end
+    `TB_RESET_RELEASE
     if (rst_n) begin
       if (s_tvalid && s_tready) in_idx <= in_idx + 1;
       if (m_tvalid && ready_r) begin
         samples = samples + 1;
-        if (out_idx >= n_out || m_tdata !== exp_llr[out_idx%(6*MAX_SYM)]) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
-                   $time, cycle, exp_llr[out_idx%(6*MAX_SYM)], m_tdata);
-        end
-        if (m_tlast !== (out_idx == n_out - 1)) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
-                   $time, cycle, out_idx == n_out - 1, m_tlast);
-        end
+        `TB_MISMATCH_IF(out_idx >= n_out || m_tdata !== exp_llr[out_idx%(6*MAX_SYM)],
+                        "m_axis_tdata_o", exp_llr[out_idx%(6*MAX_SYM)], m_tdata)
+        `TB_EXPECT("m_axis_tlast_o", out_idx == n_out - 1, m_tlast)
         out_idx <= out_idx + 1;
         if (pass_no == 1 && out_idx + 1 == n_out) begin
-          $display("Mismatches: %0d in %0d samples", errors, samples);
-          $finish;
+          `TB_FINISH
         end
       end
       if (pass_no == 0 && in_idx >= abort_at) begin
@@ -112,14 +102,8 @@ module tb_qam_demodulator;
         pass_no <= 1;
       end
     end
-    if (!s_tvalid || s_tready) gate_r <= ($urandom % 5) != 0;
-    ready_r <= ($urandom % 3) != 0;
-    if (cycle > limit) begin
-      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
-               n_out, out_idx);
-      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
-      $finish;
-    end
+    `TB_HANDSHAKE(1'b0)
+    `TB_WATCHDOG(limit, n_out, out_idx)
   end
 endmodule
 `default_nettype wire

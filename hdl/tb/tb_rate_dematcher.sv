@@ -1,4 +1,5 @@
 `default_nettype none
+`include "tb_harness.svh"
 // Self-checking testbench of rate_dematcher against refmodels vectors (rate_dematcher
 // generator). Plusargs: VECTORS=<case dir>, K, F, E, RV, NCB, RV2, E2, optional SEED. Random
 // input gaps and output back-pressure; pass 0 is cut by a reset in the middle of the input,
@@ -108,29 +109,17 @@ module tb_rate_dematcher;
 
   always @(posedge clk) begin
     cycle <= cycle + 1;
-    if (rst_cnt > 0) begin
-      rst_cnt <= rst_cnt - 1;
-      if (rst_cnt == 1) rst_n <= 1'b1;
-    end
+    `TB_RESET_RELEASE
     if (rst_n) begin
       if (s_tvalid && s_tready) in_idx <= in_idx + 1;
       if (m_tvalid && ready_r) begin
         samples = samples + 1;
-        if (out_idx >= n_out || m_tdata !== exp_cur) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
-                   $time, cycle, exp_cur, m_tdata);
-        end
-        if (m_tlast !== (out_idx == n_out - 1)) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
-                   $time, cycle, out_idx == n_out - 1, m_tlast);
-        end
+        `TB_MISMATCH_IF(out_idx >= n_out || m_tdata !== exp_cur, "m_axis_tdata_o", exp_cur, m_tdata)
+        `TB_EXPECT("m_axis_tlast_o", out_idx == n_out - 1, m_tlast)
         out_idx <= out_idx + 1;
         if (out_idx + 1 == n_out) begin
           if (pass_no == last_pass) begin
-            $display("Mismatches: %0d in %0d samples", errors, samples);
-            $finish;
+            `TB_FINISH
           end
           in_idx <= 0;
           out_idx <= 0;
@@ -145,14 +134,8 @@ module tb_rate_dematcher;
         pass_no <= 1;
       end
     end
-    if (!s_tvalid || s_tready) gate_r <= ($urandom % 5) != 0;
-    ready_r <= ($urandom % 3) != 0;
-    if (cycle > limit) begin
-      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
-               n_out, out_idx);
-      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
-      $finish;
-    end
+    `TB_HANDSHAKE(1'b0)
+    `TB_WATCHDOG(limit, n_out, out_idx)
   end
 endmodule
 `default_nettype wire

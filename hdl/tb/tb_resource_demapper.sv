@@ -1,4 +1,5 @@
 `default_nettype none
+`include "tb_harness.svh"
 // Self-checking testbench of resource_demapper against refmodels vectors (resource_demapper
 // generator). Plusargs: VECTORS=<case dir>, CELL, CFI, SF, RBMASK=<hex bitmap, bit = RB>,
 // N_OUT=<PDSCH REs>, optional SEED. Random input gaps and output back-pressure; pass 0 is cut
@@ -79,10 +80,7 @@ module tb_resource_demapper;
 
   always @(posedge clk) begin
     cycle <= cycle + 1;
-    if (rst_cnt > 0) begin
-      rst_cnt <= rst_cnt - 1;
-      if (rst_cnt == 1) rst_n <= 1'b1;
-    end
+    `TB_RESET_RELEASE
     if (rst_n) begin
       if (s_tvalid && s_tready) begin
         in_idx <= (in_idx == N_IN - 1) ? 0 : in_idx + 1;
@@ -90,21 +88,13 @@ module tb_resource_demapper;
       end
       if (m_tvalid && ready_r) begin
         samples = samples + 1;
-        if (out_idx >= n_out || m_tdata !== exp_re[out_idx%N_IN]) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
-                   $time, cycle, exp_re[out_idx%N_IN], m_tdata);
-        end
-        if (m_tlast !== (out_idx == n_out - 1)) begin
-          errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
-                   $time, cycle, out_idx == n_out - 1, m_tlast);
-        end
+        `TB_MISMATCH_IF(out_idx >= n_out || m_tdata !== exp_re[out_idx%N_IN],
+                        "m_axis_tdata_o", exp_re[out_idx%N_IN], m_tdata)
+        `TB_EXPECT("m_axis_tlast_o", out_idx == n_out - 1, m_tlast)
         out_idx <= out_idx + 1;
         if (out_idx + 1 == n_out) begin
           if (pass_no == LAST_PASS) begin
-            $display("Mismatches: %0d in %0d samples", errors, samples);
-            $finish;
+            `TB_FINISH
           end
           out_idx <= 0;
           pass_no <= pass_no + 1;
@@ -119,14 +109,8 @@ module tb_resource_demapper;
         pass_no <= 1;
       end
     end
-    if (!s_tvalid || s_tready) gate_r <= ($urandom % 5) != 0;
-    ready_r <= ($urandom % 3) != 0;
-    if (cycle > limit) begin
-      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
-               n_out, out_idx);
-      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
-      $finish;
-    end
+    `TB_HANDSHAKE(1'b0)
+    `TB_WATCHDOG(limit, n_out, out_idx)
   end
 endmodule
 `default_nettype wire
