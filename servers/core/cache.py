@@ -40,6 +40,35 @@ def tree_digest(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _content(path: Path) -> str:
+    return tree_digest(path) if path.is_dir() else file_digest(path)
+
+
+class CacheKey(str):
+    """A cache key that remembers the input digests it was made from, so that a result is
+    stored only if its inputs still read the same once the run is over: a file edited while
+    a tool ran must not leave the old content's key holding the new content's result."""
+
+    inputs: tuple[tuple[Path, str], ...]
+
+    def __new__(cls, digest: str, inputs: tuple[tuple[Path, str], ...]) -> CacheKey:
+        key = super().__new__(cls, digest)
+        key.inputs = inputs
+        return key
+
+    def changed_inputs(self) -> list[Path]:
+        """The inputs whose content is no longer what the key was made from."""
+        changed = []
+        for path, digest in self.inputs:
+            try:
+                now = _content(path)
+            except OSError:
+                now = ""
+            if now != digest:
+                changed.append(path)
+        return changed
+
+
 class ResultCache:
     def __init__(self, workspace: Workspace, namespace: str):
         self.workspace = workspace
@@ -53,11 +82,9 @@ class ResultCache:
         operation: str,
         options: Mapping[str, Any],
         files: Iterable[Path],
-    ) -> str:
-        content = {
-            str(self.workspace.relative(p)): tree_digest(p) if p.is_dir() else file_digest(p)
-            for p in files
-        }
+    ) -> CacheKey:
+        inputs = tuple((p, _content(p)) for p in files)
+        content = {str(self.workspace.relative(p)): digest for p, digest in inputs}
         blob = json.dumps(
             {
                 "ns": self.namespace,
@@ -69,7 +96,7 @@ class ResultCache:
             sort_keys=True,
             default=str,
         )
-        return hashlib.sha256(blob.encode()).hexdigest()
+        return CacheKey(hashlib.sha256(blob.encode()).hexdigest(), inputs)
 
     def _path(self, key: str) -> Path:
         return self.workspace.state_dir / "cache" / self.namespace / key[:2] / f"{key}.json"
@@ -87,6 +114,11 @@ class ResultCache:
             return None
         return result
 
-    def put(self, key: str, result: BaseModel) -> None:
-        if self.enabled:
-            atomic_write(self._path(key), result.model_dump_json())
+    def put(self, key: str, result: BaseModel) -> bool:
+        """Store a result; refused (False) when an input changed since the key was made."""
+        if not self.enabled:
+            return False
+        if isinstance(key, CacheKey) and key.changed_inputs():
+            return False
+        atomic_write(self._path(key), result.model_dump_json())
+        return True

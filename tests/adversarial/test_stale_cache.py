@@ -55,3 +55,30 @@ def test_editing_a_nested_include_is_seen(icarus: Icarus, adv_root) -> None:
     put(adv_root, "stale3/body.svh", DESIGN.format(step="2'd2"))
     again = run(icarus, design)
     assert again.status == Status.SIM_FAIL, f"{again.status} cache_hit={again.cache_hit}"
+
+
+def test_an_edit_during_the_run_is_never_cached_under_the_old_content(
+    icarus: Icarus, adv_root, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key is made from the passing design; the design is then swapped for the failing one
+    before the compiler reads it. Caching that verdict under the passing design's key would
+    answer the next call on the passing design with a failure."""
+    design = put(adv_root, "stale4/counter.sv", DESIGN.format(step="1'b1"))
+    original_build = Icarus.build
+
+    async def edit_then_build(self, *args, **kwargs):
+        put(adv_root, "stale4/counter.sv", DESIGN.format(step="2'd2"))
+        return await original_build(self, *args, **kwargs)
+
+    monkeypatch.setattr(Icarus, "build", edit_then_build)
+    during = run(icarus, design)
+    assert during.status == Status.SIM_FAIL
+    assert any("changed while the tool ran" in d.message for d in during.diagnostics)
+    monkeypatch.setattr(Icarus, "build", original_build)
+
+    put(adv_root, "stale4/counter.sv", DESIGN.format(step="1'b1"))
+    after = run(icarus, design)
+    assert after.status == Status.PASS, f"{after.status} cache_hit={after.cache_hit}"
+    assert not after.cache_hit
+    # Undisturbed runs are cached as before.
+    assert run(icarus, design).cache_hit

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cache import ResultCache
+from ..cache import CacheKey, ResultCache
 from ..models import Category, Diagnostic, Severity, Status, ToolResult
 from ..progress import Progress, no_progress
 from ..runner import Limits, ProcessOutcome, run_process
@@ -111,6 +111,23 @@ def result_from(
     )
 
 
+def store(cache: ResultCache, key: CacheKey, result: ToolResult, workspace: Workspace) -> None:
+    """Cache a result, or say in it that it was not cached because an input was edited
+    while the tool ran (the tool may have read a mix of the old and new contents)."""
+    if cache.put(key, result) or not cache.enabled:
+        return
+    changed = ", ".join(workspace.relative(p) for p in key.changed_inputs()) or "an input"
+    result.diagnostics.append(
+        Diagnostic(
+            severity=Severity.WARNING,
+            category=Category.OTHER,
+            message=f"{changed} changed while the tool ran; this result was not cached",
+            hint="Call again once the files are saved and stable to get a verdict on them.",
+            source="silicon-agent",
+        )
+    )
+
+
 class SimulatorFlow(ABC):
     """Template of compile/simulate/run_testbench; subclasses give the tool commands."""
 
@@ -194,7 +211,9 @@ class SimulatorFlow(ABC):
         async with lock:
             return await self._build(src, waves, progress, key)
 
-    def _build_key(self, src: Sources, waves: str, extra_key: Mapping[str, object] | None) -> str:
+    def _build_key(
+        self, src: Sources, waves: str, extra_key: Mapping[str, object] | None
+    ) -> CacheKey:
         options = {
             "defines": src.defines,
             "top": src.top,
@@ -215,7 +234,7 @@ class SimulatorFlow(ABC):
         src: Sources,
         waves: str,
         progress: Progress,
-        key: str,
+        key: CacheKey,
     ) -> Build:
         """Compile with slang's diagnostics merged in."""
         started = time.monotonic()
@@ -361,7 +380,7 @@ class SimulatorFlow(ABC):
             artifacts=artifacts,
         )
         if status in (Status.PASS, Status.COMPILE_FAIL):
-            self.cache.put(key, result)
+            store(self.cache, key, result, self.workspace)
         return Build(result, executable if status == Status.PASS else None, key)
 
     def sim_dir(self, label: str) -> Path:
@@ -504,5 +523,5 @@ class SimulatorFlow(ABC):
         result.duration_s = time.monotonic() - started
         result.artifacts = {**built.result.artifacts, **result.artifacts}
         if result.status in (Status.PASS, Status.SIM_FAIL):
-            self.cache.put(run_key, result)
+            store(self.cache, run_key, result, self.workspace)
         return result
