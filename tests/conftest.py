@@ -20,6 +20,22 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+def processes_mentioning(text: str) -> list[str]:
+    """Pids whose command line contains text; a process that exits while /proc is read is
+    simply not counted (other work on the machine starts and ends processes all the time)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+        except OSError:
+            continue
+        if text in cmdline:
+            found.append(pid)
+    return found
+
+
 def make_world_readable_dir(prefix: str) -> Path:
     """pytest's tmp_path is 0700 under root; the sandboxed tool uid must read the workspace."""
     path = Path(tempfile.mkdtemp(prefix=prefix))

@@ -18,7 +18,7 @@ from servers.core.manifest import live_manifest, manifest_path, render
 from servers.core.workspace import Workspace
 from servers.iverilog.server import build as build_iverilog
 from servers.verilator.server import build as build_verilator
-from tests.conftest import REPO
+from tests.conftest import REPO, processes_mentioning
 
 pytestmark = pytest.mark.anyio
 COUNTER = ["examples/counter/counter.sv"]
@@ -113,13 +113,7 @@ async def test_jobs_poll_and_cancel(workspace_dir: Path) -> None:
         assert cancelled.structured_content["state"] == "cancelled"
         await asyncio.sleep(0.3)
         marker = str(root / ".silicon-agent")
-        alive = [
-            p
-            for p in os.listdir("/proc")
-            if p.isdigit()
-            and marker in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
-        ]
-        assert alive == []
+        assert processes_mentioning(marker) == []
         unknown = await client.call_tool("job_status", {"job_id": "nope"})
         assert unknown.is_error and "no job" in unknown.content[0].text
         bad_op = await client.call_tool("job_start", {"operation": "rm", "arguments": {}})

@@ -15,6 +15,7 @@ import pytest
 from servers.core.runner import Limits, run_process
 from servers.core.sandbox import plan_sandbox
 from servers.core.workspace import Workspace
+from tests.conftest import processes_mentioning
 
 pytestmark = pytest.mark.anyio
 HAS_BWRAP = shutil.which("bwrap") is not None and plan_sandbox([], []).prefix != []
@@ -53,12 +54,7 @@ async def test_timeout_kills_the_whole_process_group(workspace_dir: Path) -> Non
     assert out.timed_out and out.exit_code != 0
     assert time.monotonic() - started < 15
     await asyncio.sleep(0.5)
-    survivors = [
-        p
-        for p in os.listdir("/proc")
-        if p.isdigit()
-        and marker in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
-    ]
+    survivors = processes_mentioning(marker)
     assert survivors == []
 
 
@@ -135,12 +131,7 @@ async def test_cancel_kills_the_process(workspace_dir: Path) -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     await asyncio.sleep(0.3)
-    alive = [
-        p
-        for p in os.listdir("/proc")
-        if p.isdigit()
-        and marker in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
-    ]
+    alive = processes_mentioning(marker)
     assert alive == []
 
 

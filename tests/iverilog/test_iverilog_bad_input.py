@@ -11,6 +11,7 @@ import pytest
 from servers.core.models import Category, Status
 from servers.core.workspace import Workspace
 from servers.iverilog.api import Icarus
+from tests.conftest import processes_mentioning
 
 pytestmark = pytest.mark.anyio
 COUNTER = ["examples/counter/counter.sv"]
@@ -97,11 +98,7 @@ async def test_never_ending_simulation_times_out(icarus: Icarus) -> None:
     assert result.diagnostics[0].category == Category.TIMEOUT
     await asyncio.sleep(0.3)
     image = str(icarus.workspace.state_dir)
-    alive = [
-        p
-        for p in os.listdir("/proc")
-        if p.isdigit() and image in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")
-    ]
+    alive = processes_mentioning(image)
     assert alive == []
 
 
