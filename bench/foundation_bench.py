@@ -23,6 +23,7 @@ import anyio
 from mcp import Client
 
 from servers.core import toolchain
+from servers.core.runner import run_process
 from servers.core.workspace import Workspace
 from servers.iverilog.api import Icarus
 from servers.iverilog.server import build
@@ -72,19 +73,39 @@ async def api_run(api: Icarus, cycles: int) -> float:
     return time.perf_counter() - started
 
 
+async def confinement_floor(out: Path) -> float:
+    """What confinement alone costs a run_testbench: two launches of /bin/true through the
+    runner (prlimit, bwrap, uid drop) less two plain launches of it. No run can be cheaper than
+    direct + this, whatever the checks around it cost."""
+    scratch = Path(tempfile.mkdtemp(prefix="sa-floor-", dir=out))
+    started = time.perf_counter()
+    for _ in range(2):
+        subprocess.run(["true"], check=True)
+    plain = time.perf_counter() - started
+    started = time.perf_counter()
+    for _ in range(2):
+        done = await run_process(["true"], cwd=scratch, scratch=scratch, timeout_s=10)
+        assert done.exit_code == 0, done.stderr
+    confined = time.perf_counter() - started
+    shutil.rmtree(scratch, ignore_errors=True)
+    return confined - plain
+
+
 async def overhead(root: Path, reps: int, cycles: int) -> dict[str, float]:
     """Direct commands, the plain API (sandboxed, no MCP) and MCP runs interleaved, so machine
     load hits all three alike; besides each one's median, the median of the per-round
     MCP - direct differences and ratios, which cancel load that drifts between rounds."""
     os.environ["SILICON_AGENT_NO_CACHE"] = "1"
     out = Path(tempfile.mkdtemp(prefix="sa-direct-"))
-    direct, via_api, via_mcp = [], [], []
+    out.chmod(0o755)
+    direct, via_api, via_mcp, floor = [], [], [], []
     api = Icarus(Workspace.open(root))
     async with Client(build(Workspace.open(root))) as client:
         for _ in range(reps):
             direct.append(direct_run(root, out, cycles))
             via_api.append(await api_run(api, cycles))
             via_mcp.append(await mcp_run(client, cycles))
+            floor.append(await confinement_floor(out))
     os.environ.pop("SILICON_AGENT_NO_CACHE")
     shutil.rmtree(out, ignore_errors=True)
     return {
@@ -93,6 +114,7 @@ async def overhead(root: Path, reps: int, cycles: int) -> dict[str, float]:
         "mcp": statistics.median(via_mcp),
         "extra": statistics.median(m - d for m, d in zip(via_mcp, direct, strict=True)),
         "ratio": statistics.median(m / d for m, d in zip(via_mcp, direct, strict=True)),
+        "floor": statistics.median(f / d for f, d in zip(floor, direct, strict=True)),
     }
 
 
@@ -139,7 +161,8 @@ def main() -> None:
         print("run_testbench on the counter example, medians of interleaved runs:")
         print(
             f"  {'cycles':>8s} {'runs':>4s} {'direct':>9s} {'API':>9s} {'MCP':>9s} "
-            f"{'MCP-direct':>10s} {'MCP/direct':>10s} {'MCP/API':>8s}  (target: <= +10 %)"
+            f"{'MCP-direct':>10s} {'MCP/direct':>10s} {'MCP/API':>8s} {'floor':>7s}"
+            "  (target: <= +10 %)"
         )
         for cycles in (600, 100_000, 1_000_000):
             reps = args.reps if cycles <= 100_000 else max(3, args.reps // 3)
@@ -148,6 +171,7 @@ def main() -> None:
                 f"  {cycles:>8d} {reps:>4d} {r['direct'] * 1000:>7.1f}ms {r['api'] * 1000:>7.1f}ms "
                 f"{r['mcp'] * 1000:>7.1f}ms {r['extra'] * 1000:>+8.1f}ms "
                 f"{100 * (r['ratio'] - 1):>+9.1f}% {100 * (r['mcp'] - r['api']) / r['api']:>+7.1f}%"
+                f" {100 * r['floor']:>+6.1f}%"
             )
         print(
             "  (MCP-direct, MCP/direct: medians of the per-round difference and ratio. The fixed "
@@ -155,6 +179,10 @@ def main() -> None:
             "short run and a small one of a long run.)"
         )
         print("  (API: the same call through the plain Python API: checks, slang and sandbox)")
+        print(
+            "  (floor: two confined launches of /bin/true less two plain ones, over direct: the "
+            "least any confined run_testbench adds, before a single check)"
+        )
         hit = anyio.run(cache_hit_latency, root, args.reps)
         print(f"  cache hit over MCP: {hit * 1000:.2f} ms (target < 20 ms)")
         counts = [c for c in (10**3, 10**5, 10**7) if c <= args.max_cycles]
