@@ -114,11 +114,10 @@ class ResultCache:
             return None
         return result
 
-    def put(self, key: str, result: BaseModel) -> bool:
-        """Store a result; refused (False) when an input changed since the key was made."""
-        if not self.enabled:
-            return False
-        if isinstance(key, CacheKey) and key.changed_inputs():
-            return False
-        atomic_write(self._path(key), result.model_dump_json())
-        return True
+    def put(self, key: str, result: BaseModel) -> list[Path]:
+        """Store a result unless an input changed since the key was made (whether or not the
+        cache is on); returns the inputs that changed, and then nothing is stored."""
+        changed = key.changed_inputs() if isinstance(key, CacheKey) else []
+        if self.enabled and not changed:
+            atomic_write(self._path(key), result.model_dump_json())
+        return changed

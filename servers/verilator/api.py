@@ -18,7 +18,7 @@ from servers.core.sv.flow import (
     invalid_result,
     missing_tool_result,
     result_from,
-    store,
+    settle,
 )
 from servers.core.sv.slang_check import analyze
 from servers.core.sv.tool_messages import parse_verilator
@@ -157,5 +157,5 @@ class Verilator(SimulatorFlow):
             diagnostics=diagnostics,
         )
         if status in (Status.PASS, Status.COMPILE_FAIL):
-            store(self.cache, key, result, self.workspace)
+            settle(self.cache, key, result, self.workspace)
         return result

@@ -111,20 +111,26 @@ def result_from(
     )
 
 
-def store(cache: ResultCache, key: CacheKey, result: ToolResult, workspace: Workspace) -> None:
-    """Cache a result, or say in it that it was not cached because an input was edited
-    while the tool ran (the tool may have read a mix of the old and new contents)."""
-    if cache.put(key, result) or not cache.enabled:
+def settle(cache: ResultCache, key: CacheKey, result: ToolResult, workspace: Workspace) -> None:
+    """Cache a verdict, or withhold it when an input file was edited while the tool ran: the
+    tool may have read a mix of old and new contents, and a design's checks may have seen
+    other bytes than the compiler did, so such a result is neither cached nor a verdict."""
+    changed = [workspace.relative(p) for p in cache.put(key, result)]
+    if not changed:
         return
-    changed = ", ".join(workspace.relative(p) for p in key.changed_inputs()) or "an input"
-    result.diagnostics.append(
+    names = ", ".join(changed)
+    result.status = Status.INVALID_INPUT
+    result.summary = f"{names} changed while {result.tool} ran; the verdict is withheld"
+    result.diagnostics.insert(
+        0,
         Diagnostic(
-            severity=Severity.WARNING,
-            category=Category.OTHER,
-            message=f"{changed} changed while the tool ran; this result was not cached",
+            severity=Severity.ERROR,
+            category=Category.INVALID_INPUT,
+            file=changed[0],
+            message=f"{names} changed while the tool ran",
             hint="Call again once the files are saved and stable to get a verdict on them.",
             source="silicon-agent",
-        )
+        ),
     )
 
 
@@ -380,7 +386,7 @@ class SimulatorFlow(ABC):
             artifacts=artifacts,
         )
         if status in (Status.PASS, Status.COMPILE_FAIL):
-            store(self.cache, key, result, self.workspace)
+            self.cache.put(key, result)
         return Build(result, executable if status == Status.PASS else None, key)
 
     def sim_dir(self, label: str) -> Path:
@@ -523,5 +529,5 @@ class SimulatorFlow(ABC):
         result.duration_s = time.monotonic() - started
         result.artifacts = {**built.result.artifacts, **result.artifacts}
         if result.status in (Status.PASS, Status.SIM_FAIL):
-            store(self.cache, run_key, result, self.workspace)
+            settle(self.cache, run_key, result, self.workspace)
         return result
