@@ -521,10 +521,16 @@ TOP_MAX_ITERS = 8
 
 
 def top_config_words(
-    cell: CellConfig, prbs: np.ndarray, qm: int, tbs: int, plan: DlSchPlan, max_iters: int
+    cell: CellConfig,
+    prbs: np.ndarray,
+    qm: int,
+    tbs: int,
+    plan: DlSchPlan,
+    max_iters: int,
+    method: str = "zf",
 ) -> np.ndarray:
     """Register words of lte_baseband_top for one subframe (TS 36.211 7.2, TS 36.212 5.1.2,
-    5.1.3.2.3, 5.1.4.1.2): word 0 = {ZF (0), C, max_iter, rv, modulation, CFI, subframe, cell},
+    5.1.3.2.3, 5.1.4.1.2): word 0 = {MMSE, C, max_iter, rv, modulation, CFI, subframe, cell},
     word 1 = {TBS, RNTI}, words 2-3 = RB bitmap, then K/F, E, N_cb, {f2, f1} per code block."""
     from refmodels.qpp_table import qpp_params
 
@@ -536,7 +542,8 @@ def top_config_words(
         | mod_code << 15
         | plan.rv << 17
         | max_iters << 19
-        | plan.seg.C << 23,
+        | plan.seg.C << 23
+        | int(method == "mmse") << 27,
         cell.n_rnti | tbs << 16,
     ]
     mask = sum(1 << int(rb) for rb in prbs)
@@ -548,9 +555,10 @@ def top_config_words(
 
 
 def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
-    """One subframe of a TS 36.101 reference channel through the transmitter, an AWGN channel
-    and the bit-true fixed-point receiver (TS 36.211 6.3-6.12, TS 36.212 5.3.2): the 15360 IQ
-    samples, the configuration words, the receiver's intermediate values and the MAC PDU."""
+    """One subframe of a TS 36.101 reference channel through the transmitter, AWGN (after a TS
+    36.101 B.2 fading profile when `channel` names one) and the bit-true fixed-point receiver
+    (TS 36.211 6.3-6.12, TS 36.212 5.3.2) with the ZF or MMSE equaliser (`method`): the 15360
+    IQ samples, the configuration words, the receiver's intermediate values and the MAC PDU."""
     from refmodels.e2e import AGC_TARGET_RMS
     from refmodels.mac_pdu import MacSdu, build_mac_pdu, parse_mac_pdu
 
@@ -562,6 +570,9 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
     tbs = int(p.get("tbs", ref.tbs))
     sf = int(p.get("subframe", 1))
     snr = float(p.get("snr_db", 20.0))
+    chan = str(p.get("channel", "awgn"))
+    doppler = float(p.get("doppler_hz", 5.0))
+    method = str(p.get("method", "zf"))
     max_iters = int(p.get("iters", TOP_MAX_ITERS))
     cell = CellConfig(
         n_cell_id=int(p.get("cell_id", 1)), cfi=int(p.get("cfi", ref.cfi)), subframe=sf
@@ -579,7 +590,9 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
         raise ValueError(f"{plan.seg.C} code blocks; lte_baseband_top holds {TOP_CFG_MAX_CB}")
     c_init = pdsch_c_init(cell.n_rnti, cell.n_cell_id, sf)
     grid = build_subframe(cell, prbs, modulate(scramble(f, c_init), mod), rng)
-    rx = awgn(ofdm_modulate(grid), 10 ** (-snr / 10), rng)
+    tx = ofdm_modulate(grid)
+    faded = tx if chan == "awgn" else multipath(tx, chan, doppler, rng)  # type: ignore[arg-type]
+    rx = awgn(faded, 10 ** (-snr / 10), rng)
     gain = AGC_TARGET_RMS / np.sqrt(np.mean(np.abs(rx) ** 2))
     si, sq = quantise(rx.real * gain, IQ_SAMPLE), quantise(rx.imag * gain, IQ_SAMPLE)
     # The fixed-point receive chain of refmodels.e2e.run_e2e (fixed=True), step by step.
@@ -587,18 +600,22 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
     hi, hq, n0 = estimate_channel_fixed(gi, gq, cell)
     yi, yq = extract_pdsch(gi, cell, prbs), extract_pdsch(gq, cell, prbs)
     ei, eq = extract_pdsch(hi, cell, prbs), extract_pdsch(hq, cell, prbs)
-    xi, xq, scale = equalize_fixed(yi, yq, ei, eq, n0, "zf")
+    xi, xq, scale = equalize_fixed(yi, yq, ei, eq, n0, method)  # type: ignore[arg-type]
     llr = descramble(demodulate_fixed(xi, xq, mod, scale), c_init)
     res = decode_dl_sch(llr, plan, fixed=True, max_iters=max_iters)
     tb_out = np.packbits(np.array(res.tb_bits, np.uint8))
     if not res.tb_crc_ok or tb_out.tobytes() != pdu:
-        raise ValueError(f"{ref.name} at {snr} dB does not decode in the fixed-point model")
-    cfg = top_config_words(cell, prbs, qm, tbs, plan, max_iters)
+        raise ValueError(
+            f"{ref.name} at {snr} dB ({chan}, {method}) does not decode in the fixed-point model"
+        )
+    cfg = top_config_words(cell, prbs, qm, tbs, plan, max_iters, method)
     p.update(
         rc=ref.name,
         subframe=sf,
         snr_db=snr,
-        channel="awgn",
+        channel=chan,
+        doppler_hz=None if chan == "awgn" else doppler,
+        method=method,
         cell_id=cell.n_cell_id,
         rnti=cell.n_rnti,
         cfi=cell.cfi,
@@ -722,7 +739,12 @@ DEFAULT_CASES: dict[str, dict[str, dict[str, object]]] = {
         "c3_filler_kminus": {"tbs": 13000, "G": 20000, "snr_db": 4.0},
     },
     "pdsch_rx_backend": {"r2_awgn20": {"rc": "R.2"}, "r31_1_awgn20": {"rc": "R.31-1"}},
-    "lte_baseband_top": {"r2_awgn20": {"rc": "R.2"}, "r31_1_awgn20": {"rc": "R.31-1"}},
+    "lte_baseband_top": {
+        "r2_awgn20": {"rc": "R.2"},
+        "r31_1_awgn20": {"rc": "R.31-1"},
+        # TS 36.101 B.2 EPA, 5 Hz Doppler, through the MMSE equaliser.
+        "r2_epa5_mmse20": {"rc": "R.2", "channel": "epa", "method": "mmse"},
+    },
 }
 
 BLOCKS = tuple(GENERATORS)

@@ -1,6 +1,7 @@
 """End to end in RTL: lte_baseband_top decodes the R.2 and R.31-1 subframes that the refmodels
-transmitter sent through AWGN at 20 dB, from the 15360 IQ samples to the MAC PDU, on Verilator
-through the suite's own ``run_testbench``."""
+transmitter sent through AWGN at 20 dB, and R.2 through the EPA 5 Hz fading profile and the
+MMSE equaliser, from the 15360 IQ samples to the MAC PDU, on Verilator through the suite's own
+``run_testbench``."""
 
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ from servers.core.workspace import Workspace
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 
 BLOCK = "lte_baseband_top"
-CASES = ["r2_awgn20", "r31_1_awgn20"]
+CASES = ["r2_awgn20", "r31_1_awgn20", "r2_epa5_mmse20"]
 TB_CYCLES = re.compile(r"tb: tb_cycles=(\d+)")
 
 
@@ -72,6 +73,7 @@ def test_vectors_decode_in_the_fixed_point_model(
         extract_pdsch(hi, cell, prbs),
         extract_pdsch(hq, cell, prbs),
         n0,
+        params["method"],
     )
     llr = demodulate_fixed(xi, xq, modulation_for_qm(params["Qm"]), scale)
     c_init = pdsch_c_init(params["rnti"], params["cell_id"], params["subframe"])
