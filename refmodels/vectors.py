@@ -212,8 +212,17 @@ def _rate_dematcher(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile]
     if rv2 >= 0:
         _, llr2 = _llr_stream(e2, 3.0, rng, rate_match(d, f, e2, rv2, ncb))
         combined = rate_dematch_fixed(llr2, k, f, rv2, ncb, soft_buffer=out)
+        alone = rate_dematch_fixed(llr2, k, f, rv2, ncb)
         files += [
             _f("e2_llr", "stimulus", LLR.width, True, "E2 LLRs of the retransmission", llr2),
+            _f(
+                "d2_alone_llr",
+                "expected",
+                LLR.width,
+                True,
+                "soft d streams of the retransmission alone, into a cleared buffer",
+                alone,
+            ),
             _f(
                 "d2_llr",
                 "expected",

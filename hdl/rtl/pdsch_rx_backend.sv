@@ -151,6 +151,7 @@ module pdsch_rx_backend #(
       .rv_i(rv_i),
       .ncb_i(in_ncb_w),
       .combine_i(1'b0),
+      .buf_i(2'(cb_in_r)),
       .s_axis_tdata_i(cw_data_w),
       .s_axis_tvalid_i(cw_valid_w),
       .s_axis_tready_o(cw_ready_w),

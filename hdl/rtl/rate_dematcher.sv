@@ -7,13 +7,16 @@
 // d(2) uses the shifted interleaver); <NULL> positions (dummy bits and filler bits) consume no
 // LLR. Each received LLR is added, saturating to +-127, into the soft buffer at its d address,
 // so repeated bits combine. With combine_i = 0 the buffer is cleared first (new transmission);
-// with 1 it keeps the previous transmission's soft bits (HARQ combining).
+// with 1 it keeps the previous transmission's soft bits (HARQ combining, TS 36.321 5.3.2.2).
+// N_BUF soft buffers, one per code block of a transport block (buf_i = r), so that every code
+// block of a retransmitted transport block combines with its own first transmission.
 //
-// In:  E LLRs of one code block, tlast on the last; k_i, f_i, rv_i, ncb_i, combine_i are taken
-//      with the first LLR and must hold until it is accepted.
+// In:  E LLRs of one code block, tlast on the last; k_i, f_i, rv_i, ncb_i, combine_i, buf_i
+//      are taken with the first LLR and must hold until it is accepted.
 // Out: the soft d stream, d0[0..K+3], d1[..], d2[..], tlast on the last of the 3(K+4) LLRs.
 module rate_dematcher #(
-    parameter int MAX_K = 6144  // largest code block (soft buffer depth 3 * (MAX_K + 4))
+    parameter int MAX_K = 6144,  // largest code block (soft buffer depth 3 * (MAX_K + 4))
+    parameter int N_BUF = lte_baseband_pkg::CB_MAX  // soft buffers (1..4)
 ) (
     input  logic                               clk,
     input  logic                               rst_n,
@@ -22,6 +25,7 @@ module rate_dematcher #(
     input  logic [                        1:0] rv_i,
     input  logic [                       14:0] ncb_i,
     input  logic                               combine_i,
+    input  logic [                        1:0] buf_i,
     input  logic [lte_baseband_pkg::LLR_W-1:0] s_axis_tdata_i,
     input  logic                               s_axis_tvalid_i,
     output logic                               s_axis_tready_o,
@@ -35,6 +39,9 @@ module rate_dematcher #(
 
   localparam int DEPTH = 3 * (MAX_K + 4);
   localparam int ADDR_W = 15;  // 3 * (K + 4) < 2^15 for every K the 13-bit k_i can carry here
+  localparam int MEM_W = $clog2(N_BUF * DEPTH);  // soft-buffer memory address
+  localparam logic [MEM_W-1:0] BUF_STRIDE = MEM_W'($unsigned(DEPTH));
+  localparam logic [2:0] LAST_BUF = 3'($unsigned(N_BUF - 1));
   localparam logic signed [LLR_W:0] SUM_MAX = (LLR_W + 1)'(LLR_MAX);
   localparam logic signed [LLR_W:0] SUM_MIN = -SUM_MAX;
 
@@ -63,6 +70,7 @@ module rate_dematcher #(
   logic        [14:0] div_rem_r;  // ncb - q * 8R while counting q = ceil(ncb / 8R)
   logic        [ 3:0] div_q_r;
   logic               combine_r;
+  logic        [MEM_W-1:0] base_r;  // first address of the selected soft buffer
   logic        [ 6:0] col0_w;  // k0 / R
 
   // Circular-buffer position: j, section (0: v(0); 1: interleaved v(1)/v(2)), column, row, and
@@ -83,8 +91,12 @@ module rate_dematcher #(
   logic [ADDR_W-1:0] rd_addr_r;
   logic [ADDR_W-1:0] total_w;
 
-  // Soft buffer: a large memory, exempt from reset (cleared by ST_CLEAR before use).
-  logic [LLR_W-1:0] mem_r[DEPTH];
+  // Soft buffers: a large memory, exempt from reset (cleared by ST_CLEAR before use).
+  logic [LLR_W-1:0] mem_r[N_BUF * DEPTH];
+  logic [MEM_W-1:0] mem_addr_w;
+  logic [MEM_W-1:0] clr_mem_w;
+  logic [MEM_W-1:0] rd_mem_w;
+  logic [2:0] buf_w;
 
   logic signed [LLR_W:0] sum_w;
   logic [LLR_W-1:0] sat_w;
@@ -114,9 +126,14 @@ module rate_dematcher #(
         {{(ADDR_W - 13) {1'b0}}, src_w};
   end
 
+  // A buffer index past N_BUF - 1 folds onto the last buffer.
+  assign buf_w = ({1'b0, buf_i} > LAST_BUF) ? LAST_BUF : {1'b0, buf_i};
+  assign mem_addr_w = base_r + MEM_W'(addr_w);
+  assign clr_mem_w = base_r + MEM_W'(clr_addr_r);
+  assign rd_mem_w = base_r + MEM_W'(rd_addr_r);
   assign in_fire_w = s_axis_tvalid_i && s_axis_tready_o;
   assign s_axis_tready_o = (state_r == ST_RUN) && !null_w;
-  assign sum_w = $signed({mem_r[addr_w][LLR_W-1], mem_r[addr_w]}) +
+  assign sum_w = $signed({mem_r[mem_addr_w][LLR_W-1], mem_r[mem_addr_w]}) +
       $signed({s_axis_tdata_i[LLR_W-1], s_axis_tdata_i});
   always_comb begin
     if (sum_w > SUM_MAX) sat_w = SUM_MAX[LLR_W-1:0];
@@ -126,8 +143,8 @@ module rate_dematcher #(
   assign out_free_w = !out_valid_r || m_axis_tready_i;
 
   always_ff @(posedge clk) begin
-    if (state_r == ST_CLEAR) mem_r[clr_addr_r] <= '0;
-    else if (state_r == ST_RUN && in_fire_w) mem_r[addr_w] <= sat_w;
+    if (state_r == ST_CLEAR) mem_r[clr_mem_w] <= '0;
+    else if (state_r == ST_RUN && in_fire_w) mem_r[mem_addr_w] <= sat_w;
   end
 
   always_ff @(posedge clk) begin
@@ -143,6 +160,7 @@ module rate_dematcher #(
       div_rem_r <= '0;
       div_q_r <= '0;
       combine_r <= 1'b0;
+      base_r <= '0;
       j_r <= '0;
       sect_r <= 1'b0;
       col_r <= '0;
@@ -167,6 +185,7 @@ module rate_dematcher #(
             div_rem_r <= ncb_i;
             div_q_r <= '0;
             combine_r <= combine_i;
+            base_r <= MEM_W'(buf_w) * BUF_STRIDE;
             state_r <= ST_DIV;
           end
         end
@@ -235,7 +254,7 @@ module rate_dematcher #(
         end
         ST_OUT: begin
           if (out_free_w) begin
-            out_data_r <= mem_r[rd_addr_r];
+            out_data_r <= mem_r[rd_mem_w];
             out_valid_r <= 1'b1;
             out_last_r <= (rd_addr_r == total_w - 1'b1);
             rd_addr_r <= rd_addr_r + 1'b1;

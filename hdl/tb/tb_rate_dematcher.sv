@@ -4,8 +4,11 @@
 // generator). Plusargs: VECTORS=<case dir>, K, F, E, RV, NCB, RV2, E2, optional SEED. Random
 // input gaps and output back-pressure; pass 0 is cut by a reset in the middle of the input,
 // pass 1 and the last pass run the whole code block (the last proves the buffer is cleared).
-// With RV2 >= 0 (HARQ case) pass 2 sends the retransmission, E2 LLRs of redundancy version
-// RV2, with combine_i = 1 and checks the soft buffer combined with pass 1's.
+// With RV2 >= 0 (HARQ case) the passes use two soft buffers: pass 1 sends the first
+// transmission into buffer 0; pass 2 the retransmission (E2 LLRs of redundancy version RV2)
+// into buffer 1 as a new transmission; pass 3 the retransmission into buffer 0 with
+// combine_i = 1, checked against the combination with pass 1's (so buffer 1 must not have
+// touched buffer 0); pass 4 the first transmission into buffer 1 (it is cleared after use).
 module tb_rate_dematcher;
   import lte_baseband_pkg::*;
 
@@ -31,6 +34,7 @@ module tb_rate_dematcher;
   logic [LLR_W-1:0] exp_llr[MAX_D];
   logic [LLR_W-1:0] stim2[MAX_E];
   logic [LLR_W-1:0] exp2_llr[MAX_D];
+  logic [LLR_W-1:0] alone2_llr[MAX_D];
 
   int in_idx = 0;
   int out_idx = 0;
@@ -47,7 +51,9 @@ module tb_rate_dematcher;
   logic [LLR_W-1:0] s_tdata;
   logic [LLR_W-1:0] m_tdata;
   logic m_tvalid, m_tlast;
-  logic retx;  // this pass is the HARQ retransmission
+  logic retx;  // this pass sends the HARQ retransmission
+  logic combine;  // ... combined into the first transmission's buffer
+  logic [1:0] buf_sel;
   int e_cur;
   int rv_cur;
   logic [LLR_W-1:0] exp_cur;
@@ -59,7 +65,8 @@ module tb_rate_dematcher;
       .f_i(f_bits[5:0]),
       .rv_i(rv_cur[1:0]),
       .ncb_i(ncb[14:0]),
-      .combine_i(retx),
+      .combine_i(combine),
+      .buf_i(buf_sel),
       .s_axis_tdata_i(s_tdata),
       .s_axis_tvalid_i(s_tvalid),
       .s_axis_tready_o(s_tready),
@@ -72,10 +79,13 @@ module tb_rate_dematcher;
 
   always #5 clk = ~clk;
 
-  assign retx = (rv2 >= 0) && (pass_no == 2);
+  assign retx = (rv2 >= 0) && (pass_no == 2 || pass_no == 3);
+  assign combine = (rv2 >= 0) && (pass_no == 3);
+  assign buf_sel = ((rv2 >= 0) && (pass_no == 2 || pass_no == 4)) ? 2'd1 : 2'd0;
   assign e_cur = retx ? e2_len : e_len;
   assign rv_cur = retx ? rv2 : rv;
-  assign exp_cur = retx ? exp2_llr[out_idx%MAX_D] : exp_llr[out_idx%MAX_D];
+  assign exp_cur = !retx ? exp_llr[out_idx%MAX_D] :
+      (combine ? exp2_llr[out_idx%MAX_D] : alone2_llr[out_idx%MAX_D]);
   assign s_tvalid = rst_n && gate_r && (in_idx < e_cur);
   assign s_tdata = retx ? stim2[in_idx%MAX_E] : stim[in_idx%MAX_E];
   assign s_tlast = (in_idx == e_cur - 1);
@@ -96,13 +106,14 @@ module tb_rate_dematcher;
       $fatal(1, "tb: retransmission out of range for the harness");
     n_out = 3 * (k_bits + 4);
     abort_at = e_len / 3;
-    last_pass = (rv2 >= 0) ? 3 : 2;
+    last_pass = (rv2 >= 0) ? 4 : 2;
     limit = 12 * (e_len + e2_len + n_out) + 5000;
     $readmemh({dir, "/stimulus_e_llr.hex"}, stim, 0, e_len - 1);
     $readmemh({dir, "/expected_d_llr.hex"}, exp_llr, 0, n_out - 1);
     if (rv2 >= 0) begin
       $readmemh({dir, "/stimulus_e2_llr.hex"}, stim2, 0, e2_len - 1);
       $readmemh({dir, "/expected_d2_llr.hex"}, exp2_llr, 0, n_out - 1);
+      $readmemh({dir, "/expected_d2_alone_llr.hex"}, alone2_llr, 0, n_out - 1);
     end
     seed = int'($urandom(seed));
   end

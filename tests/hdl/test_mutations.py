@@ -156,6 +156,13 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
         "state_r <= ST_CLEAR;",
     ),
     (
+        "rate_dematcher",
+        "one soft buffer for every code block (buf_i ignored)",
+        "hdl/rtl/rate_dematcher.sv",
+        "base_r <= MEM_W'(buf_w) * BUF_STRIDE;",
+        "base_r <= '0;",
+    ),
+    (
         "resource_demapper",
         "CRS shift of l = 4, 11 lost",
         "hdl/rtl/resource_demapper.sv",
