@@ -28,21 +28,46 @@ class DlSchResult(BaseModel):
     cb_app_llr: list[list[float]] = []
 
 
+def dematch_blocks(
+    codeword_llr: np.ndarray,
+    plan: DlSchPlan,
+    fixed: bool = False,
+    combine_with: list[np.ndarray] | None = None,
+) -> list[np.ndarray]:
+    """Split the G codeword LLRs into code blocks (5.1.5 inverse) and rate-dematch each into its
+    soft buffer (5.1.4.1 inverse): (3, K+4) soft d streams per block. With combine_with (the
+    buffers a previous transmission of the same transport block left, TS 36.321 5.3.2.2) each
+    block is combined into its own buffer (HARQ soft combining, any rv)."""
+    llr = np.asarray(codeword_llr)
+    soft = []
+    pos = 0
+    for r, cb in enumerate(plan.blocks):
+        e = llr[pos : pos + cb.E]
+        pos += cb.E
+        dm = rate_dematch_fixed if fixed else rate_dematch
+        previous = None if combine_with is None else combine_with[r]
+        soft.append(dm(e, cb.K, cb.F, cb.rv, cb.N_cb, soft_buffer=previous))
+    return soft
+
+
 def decode_dl_sch(
     codeword_llr: np.ndarray, plan: DlSchPlan, fixed: bool = False, max_iters: int = 8
 ) -> DlSchResult:
     """Decode one transport block from its G descrambled codeword LLRs (5.3.2, 5.1.5 inverse)."""
-    llr = np.asarray(codeword_llr)
+    return decode_soft_blocks(dematch_blocks(codeword_llr, plan, fixed), plan, fixed, max_iters)
+
+
+def decode_soft_blocks(
+    soft_buffers: list[np.ndarray], plan: DlSchPlan, fixed: bool = False, max_iters: int = 8
+) -> DlSchResult:
+    """Turbo-decode the code blocks' soft buffers, check the CRCs and desegment (5.1.3.2, 5.1.1,
+    5.1.2 inverse); the buffers themselves are left as they are (a HARQ process keeps them)."""
     c = plan.seg.C
     crc = "24B" if c > 1 else "24A"
     strong = -LLR.max_raw if fixed else -1e4
     soft = []
-    pos = 0
-    for cb in plan.blocks:
-        e = llr[pos : pos + cb.E]
-        pos += cb.E
-        dm = rate_dematch_fixed if fixed else rate_dematch
-        d = dm(e, cb.K, cb.F, cb.rv, cb.N_cb)
+    for d, cb in zip(soft_buffers, plan.blocks, strict=True):
+        d = np.array(d, copy=True)
         # Filler bits are known zeros (and so is their parity in the first encoder).
         d[0, : cb.F] = strong
         d[1, : cb.F] = strong

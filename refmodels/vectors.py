@@ -21,7 +21,7 @@ from refmodels.channel_estimator import estimate_channel_fixed
 from refmodels.crc import crc_attach, crc_remainder
 from refmodels.descrambler import descramble
 from refmodels.dl_sch_encoder import DlSchPlan, encode_dl_sch
-from refmodels.dl_sch_processor import decode_dl_sch
+from refmodels.dl_sch_processor import decode_dl_sch, decode_soft_blocks, dematch_blocks
 from refmodels.equalizer import equalize_fixed
 from refmodels.fixed_point import (
     APP_LLR,
@@ -537,9 +537,11 @@ def top_config_words(
     plan: DlSchPlan,
     max_iters: int,
     method: str = "zf",
+    combine: bool = False,
 ) -> np.ndarray:
     """Register words of lte_baseband_top for one subframe (TS 36.211 7.2, TS 36.212 5.1.2,
-    5.1.3.2.3, 5.1.4.1.2): word 0 = {MMSE, C, max_iter, rv, modulation, CFI, subframe, cell},
+    5.1.3.2.3, 5.1.4.1.2): word 0 = {HARQ combine, MMSE, C, max_iter, rv, modulation, CFI,
+    subframe, cell},
     word 1 = {TBS, RNTI}, words 2-3 = RB bitmap, then K/F, E, N_cb, {f2, f1} per code block."""
     from refmodels.qpp_table import qpp_params
 
@@ -552,7 +554,8 @@ def top_config_words(
         | plan.rv << 17
         | max_iters << 19
         | plan.seg.C << 23
-        | int(method == "mmse") << 27,
+        | int(method == "mmse") << 27
+        | int(combine) << 28,
         cell.n_rnti | tbs << 16,
     ]
     mask = sum(1 << int(rb) for rb in prbs)
@@ -563,12 +566,66 @@ def top_config_words(
     return np.array(words, np.int64)
 
 
+class _Reception(BaseModel):
+    """One subframe as the fixed-point receiver saw it: IQ samples, PDSCH REs, equalised
+    symbols with their 1/N0 scales, and the descrambled codeword LLRs."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    si: np.ndarray
+    sq: np.ndarray
+    yi: np.ndarray
+    yq: np.ndarray
+    xi: np.ndarray
+    xq: np.ndarray
+    scale: np.ndarray
+    llr: np.ndarray
+    n0: int
+
+
+def _receive_subframe(
+    cell: CellConfig,
+    prbs: np.ndarray,
+    mod: str,
+    codeword: np.ndarray,
+    channel: tuple[str, float, float, str],
+    rng: np.random.Generator,
+) -> _Reception:
+    """Transmit a codeword in one subframe, pass it through the channel (profile, Doppler, SNR)
+    and receive it with the fixed-point chain of refmodels.e2e.run_e2e (fixed=True), step by
+    step up to the descrambled codeword LLRs (TS 36.211 6.3-6.12, TS 36.101 B.2)."""
+    from refmodels.e2e import AGC_TARGET_RMS
+
+    chan, doppler, snr, method = channel
+    c_init = pdsch_c_init(cell.n_rnti, cell.n_cell_id, cell.subframe)
+    grid = build_subframe(cell, prbs, modulate(scramble(codeword, c_init), mod), rng)
+    tx = ofdm_modulate(grid)
+    faded = tx if chan == "awgn" else multipath(tx, chan, doppler, rng)  # type: ignore[arg-type]
+    rx = awgn(faded, 10 ** (-snr / 10), rng)
+    gain = AGC_TARGET_RMS / np.sqrt(np.mean(np.abs(rx) ** 2))
+    si, sq = quantise(rx.real * gain, IQ_SAMPLE), quantise(rx.imag * gain, IQ_SAMPLE)
+    gi, gq = ofdm_demodulate_fixed(si, sq)
+    hi, hq, n0 = estimate_channel_fixed(gi, gq, cell)
+    yi, yq = extract_pdsch(gi, cell, prbs), extract_pdsch(gq, cell, prbs)
+    ei, eq = extract_pdsch(hi, cell, prbs), extract_pdsch(hq, cell, prbs)
+    xi, xq, scale = equalize_fixed(yi, yq, ei, eq, n0, method)  # type: ignore[arg-type]
+    llr = descramble(demodulate_fixed(xi, xq, mod, scale), c_init)
+    return _Reception(si=si, sq=sq, yi=yi, yq=yq, xi=xi, xq=xq, scale=scale, llr=llr, n0=n0)
+
+
+# FDD HARQ round trip: a retransmission comes 8 subframes after the first transmission (TS
+# 36.213 8 / 7).
+HARQ_RTT_SUBFRAMES = 8
+
+
 def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
     """One subframe of a TS 36.101 reference channel through the transmitter, AWGN (after a TS
     36.101 B.2 fading profile when `channel` names one) and the bit-true fixed-point receiver
     (TS 36.211 6.3-6.12, TS 36.212 5.3.2) with the ZF or MMSE equaliser (`method`): the 15360
-    IQ samples, the configuration words, the receiver's intermediate values and the MAC PDU."""
-    from refmodels.e2e import AGC_TARGET_RMS
+    IQ samples, the configuration words, the receiver's intermediate values and the MAC PDU.
+    With `harq_rv` >= 0 the transport block is sent twice: first with rv 0, then (8 subframes
+    later, redundancy version harq_rv) as a retransmission that the receiver combines into the
+    first transmission's soft buffers (TS 36.321 5.3.2.2); the second must decode."""
     from refmodels.mac_pdu import MacSdu, build_mac_pdu, parse_mac_pdu
 
     ref = REFERENCE_CHANNELS[str(p.get("rc", "R.2"))]
@@ -582,7 +639,9 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
     chan = str(p.get("channel", "awgn"))
     doppler = float(p.get("doppler_hz", 5.0))
     method = str(p.get("method", "zf"))
+    harq_rv = int(p.get("harq_rv", -1))
     max_iters = int(p.get("iters", TOP_MAX_ITERS))
+    channel = (chan, doppler, snr, method)
     cell = CellConfig(
         n_cell_id=int(p.get("cell_id", 1)), cfi=int(p.get("cfi", ref.cfi)), subframe=sf
     )
@@ -597,27 +656,37 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
     f, plan = encode_dl_sch(tb, g, qm)
     if plan.seg.C > TOP_CFG_MAX_CB:
         raise ValueError(f"{plan.seg.C} code blocks; lte_baseband_top holds {TOP_CFG_MAX_CB}")
-    c_init = pdsch_c_init(cell.n_rnti, cell.n_cell_id, sf)
-    grid = build_subframe(cell, prbs, modulate(scramble(f, c_init), mod), rng)
-    tx = ofdm_modulate(grid)
-    faded = tx if chan == "awgn" else multipath(tx, chan, doppler, rng)  # type: ignore[arg-type]
-    rx = awgn(faded, 10 ** (-snr / 10), rng)
-    gain = AGC_TARGET_RMS / np.sqrt(np.mean(np.abs(rx) ** 2))
-    si, sq = quantise(rx.real * gain, IQ_SAMPLE), quantise(rx.imag * gain, IQ_SAMPLE)
-    # The fixed-point receive chain of refmodels.e2e.run_e2e (fixed=True), step by step.
-    gi, gq = ofdm_demodulate_fixed(si, sq)
-    hi, hq, n0 = estimate_channel_fixed(gi, gq, cell)
-    yi, yq = extract_pdsch(gi, cell, prbs), extract_pdsch(gq, cell, prbs)
-    ei, eq = extract_pdsch(hi, cell, prbs), extract_pdsch(hq, cell, prbs)
-    xi, xq, scale = equalize_fixed(yi, yq, ei, eq, n0, method)  # type: ignore[arg-type]
-    llr = descramble(demodulate_fixed(xi, xq, mod, scale), c_init)
-    res = decode_dl_sch(llr, plan, fixed=True, max_iters=max_iters)
+    first = _receive_subframe(cell, prbs, mod, f, channel, rng)
+    llr1 = first.llr
+    soft = dematch_blocks(first.llr, plan, fixed=True)
+    res1 = decode_soft_blocks(soft, plan, fixed=True, max_iters=max_iters)
+    res = res1
+    cfg = top_config_words(cell, prbs, qm, tbs, plan, max_iters, method)
+    files: list[VectorFile] = []
+    if harq_rv >= 0:
+        cell2 = CellConfig(
+            n_cell_id=cell.n_cell_id, cfi=cell.cfi, subframe=(sf + HARQ_RTT_SUBFRAMES) % 10
+        )
+        if pdsch_capacity(cell2, prbs, qm) != g:
+            raise ValueError("the retransmission's subframe must carry as many PDSCH bits")
+        f2, plan2 = encode_dl_sch(tb, g, qm, rv=harq_rv)
+        second = _receive_subframe(cell2, prbs, mod, f2, channel, rng)
+        combined = dematch_blocks(second.llr, plan2, fixed=True, combine_with=soft)
+        res = decode_soft_blocks(combined, plan2, fixed=True, max_iters=max_iters)
+        cfg2 = top_config_words(cell2, prbs, qm, tbs, plan2, max_iters, method, combine=True)
+        tb1_out = np.packbits(np.array(res1.tb_bits, np.uint8))
+        files = [
+            _iq_file("iq2", second, "the retransmission's subframe"),
+            _f("config2", "stimulus", 32, False, "configuration words, retransmission", cfg2),
+            _eq_file("eq_iq2", second, "retransmission"),
+            _f("llr_scale2", "stimulus", NOISE_SCALE.width, True, "1/N0_eff", second.scale),
+            _f("tb1_bytes", "expected", 8, False, "first transmission's decode", tb1_out),
+        ]
     tb_out = np.packbits(np.array(res.tb_bits, np.uint8))
     if not res.tb_crc_ok or tb_out.tobytes() != pdu:
         raise ValueError(
             f"{ref.name} at {snr} dB ({chan}, {method}) does not decode in the fixed-point model"
         )
-    cfg = top_config_words(cell, prbs, qm, tbs, plan, max_iters, method)
     p.update(
         rc=ref.name,
         subframe=sf,
@@ -625,6 +694,8 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
         channel=chan,
         doppler_hz=None if chan == "awgn" else doppler,
         method=method,
+        harq=int(harq_rv >= 0),
+        harq_rv=harq_rv,
         cell_id=cell.n_cell_id,
         rnti=cell.n_rnti,
         cfi=cell.cfi,
@@ -635,42 +706,29 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
         C=plan.seg.C,
         iters=max_iters,
         plan=plan.model_dump(),
-        n0_raw=n0,
+        n0_raw=first.n0,
         n_cfg=int(cfg.size),
-        n_re=int(xi.size),
+        n_re=int(first.xi.size),
         n_bytes=n_bytes,
         tb_crc_ok=res.tb_crc_ok,
         cb_crc_ok=res.cb_crc_ok,
         iterations=res.iterations,
+        tb1_crc_ok=res1.tb_crc_ok,
     )
     return [
-        _f(
-            "iq",
-            "stimulus",
-            2 * IQ_SAMPLE.width,
-            False,
-            "15360 samples {I,Q} of the subframe, IQ_SAMPLE",
-            pack_iq(si, sq, IQ_SAMPLE.width),
-        ),
+        _iq_file("iq", first, "the subframe"),
         _f("config", "stimulus", 32, False, "lte_baseband_top configuration words", cfg),
-        _f(
-            "eq_iq",
-            "stimulus",
-            2 * EQ_OUT.width,
-            False,
-            "equalised PDSCH symbols {I,Q}, EQ_OUT (back-end entry point)",
-            pack_iq(xi, xq, EQ_OUT.width),
-        ),
-        _f("llr_scale", "stimulus", NOISE_SCALE.width, True, "1/N0_eff per PDSCH RE", scale),
+        _eq_file("eq_iq", first, "back-end entry point"),
+        _f("llr_scale", "stimulus", NOISE_SCALE.width, True, "1/N0_eff per PDSCH RE", first.scale),
         _f(
             "pdsch_iq",
             "expected",
             2 * FFT_OUT.width,
             False,
             "PDSCH REs in mapping order, FFT_OUT (debug aid)",
-            pack_iq(yi, yq, FFT_OUT.width),
+            pack_iq(first.yi, first.yq, FFT_OUT.width),
         ),
-        _f("codeword_llr", "expected", LLR.width, True, "G descrambled LLRs (debug aid)", llr),
+        _f("codeword_llr", "expected", LLR.width, True, "G descrambled LLRs (debug aid)", llr1),
         _f("tb_bytes", "expected", 8, False, "MAC PDU = transport block, MSB first", tb_out),
         _f(
             "cb_crc_ok",
@@ -681,7 +739,32 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
             np.array(res.cb_crc_ok, np.int64),
         ),
         _f("tb_crc_ok", "expected", 1, False, "CRC-24A pass", np.array([int(res.tb_crc_ok)])),
-    ], ["TS 36.211 6.3-6.12", "TS 36.212 5.3.2", "TS 36.321 6.1.2", "TS 36.101 A.3"]
+        *files,
+    ], ["TS 36.211 6.3-6.12", "TS 36.212 5.3.2", "TS 36.321 6.1.2", "TS 36.101 A.3"] + (
+        ["TS 36.321 5.3.2.2 soft combining"] if harq_rv >= 0 else []
+    )
+
+
+def _iq_file(name: str, rx: _Reception, what: str) -> VectorFile:
+    return _f(
+        name,
+        "stimulus",
+        2 * IQ_SAMPLE.width,
+        False,
+        f"15360 samples {{I,Q}} of {what}, IQ_SAMPLE",
+        pack_iq(rx.si, rx.sq, IQ_SAMPLE.width),
+    )
+
+
+def _eq_file(name: str, rx: _Reception, what: str) -> VectorFile:
+    return _f(
+        name,
+        "stimulus",
+        2 * EQ_OUT.width,
+        False,
+        f"equalised PDSCH symbols {{I,Q}}, EQ_OUT ({what})",
+        pack_iq(rx.xi, rx.xq, EQ_OUT.width),
+    )
 
 
 Generator = Callable[[dict, np.random.Generator], tuple[list[VectorFile], list[str]]]

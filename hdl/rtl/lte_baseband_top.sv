@@ -59,6 +59,7 @@ module lte_baseband_top #(
   logic [3:0] max_iter_w;
   logic [3:0] n_cb_w;
   logic mmse_w;
+  logic combine_w;
   logic [RNTI_W-1:0] rnti_w;
   logic [15:0] tbs_w;
   logic [N_RB_DL_MAX-1:0] rb_mask_w;
@@ -83,6 +84,7 @@ module lte_baseband_top #(
       .max_iter_o(max_iter_w),
       .n_cb_o(n_cb_w),
       .mmse_o(mmse_w),
+      .combine_o(combine_w),
       .rnti_o(rnti_w),
       .tbs_o(tbs_w),
       .rb_mask_o(rb_mask_w),
@@ -250,6 +252,7 @@ module lte_baseband_top #(
       .rnti_i(rnti_w),
       .modulation_i(modulation_w),
       .rv_i(rv_w),
+      .combine_i(combine_w),
       .max_iter_i(max_iter_w),
       .n_cb_i(n_cb_w),
       .tbs_i(tbs_w),

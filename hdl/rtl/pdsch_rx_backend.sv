@@ -9,11 +9,15 @@
 //     -> [filler d0/d1 = -127] -> turbo_decoder -> dl_sch_processor (desegmentation,
 //        CRC-24A, bytes MSB first)
 //
-// Memories: the rate dematcher's soft buffer (3 (MAX_K + 4) LLRs, 147 kbit) and the turbo
-// decoder's (K LLRs x 3 streams, extrinsic, APP and 8 x (K + 3) state metrics, about 1 Mbit at
-// K = 6144) hold one code block each; code block r + 1 is rate-dematched while block r is
-// turbo-decoded. Nothing else is buffered: bytes leave as the hard decisions do (the last one
-// waits for the CRC-24A verdict).
+// Memories: the rate dematcher's soft buffers (one per code block of a transport block,
+// CB_MAX x 3 (MAX_K + 4) LLRs, 2 x 147 kbit) and the turbo decoder's (K LLRs x 3 streams,
+// extrinsic, APP and state metrics, about 1 Mbit at K = 6144); code block r + 1 is
+// rate-dematched while block r is turbo-decoded. Nothing else is buffered: bytes leave as the
+// hard decisions do (the last one waits for the CRC-24A verdict).
+//
+// HARQ (TS 36.321 5.3.2.2): with combine_i set, a retransmission of the previous transport
+// block (any rv), each code block r is combined into soft buffer r as the last transmission
+// left it; with combine_i clear the buffers start afresh (new data).
 //
 // In:  one equalised PDSCH symbol {I, Q} (EQ_OUT) per beat with its 1/N0 (LLR_SCALE) in
 //      tuser, in mapping order; tlast on the subframe's last PDSCH symbol.
@@ -30,6 +34,7 @@ module pdsch_rx_backend #(
     input  logic [     lte_baseband_pkg::RNTI_W-1:0] rnti_i,
     input  logic [                              1:0] modulation_i,
     input  logic [                              1:0] rv_i,
+    input  logic                                     combine_i,
     input  logic [                              3:0] max_iter_i,
     input  logic [                              3:0] n_cb_i,
     input  logic [                             15:0] tbs_i,
@@ -150,7 +155,7 @@ module pdsch_rx_backend #(
       .f_i(in_f_w),
       .rv_i(rv_i),
       .ncb_i(in_ncb_w),
-      .combine_i(1'b0),
+      .combine_i(combine_i),
       .buf_i(2'(cb_in_r)),
       .s_axis_tdata_i(cw_data_w),
       .s_axis_tvalid_i(cw_valid_w),

@@ -4,7 +4,8 @@
 // (lte_baseband_top generator: the 15360 IQ samples of an R.2 / R.31-1 subframe sent by the
 // refmodels transmitter through AWGN, the configuration words, and the MAC PDU it carries).
 // Plusargs: VECTORS=<case dir>, N_CFG (config words), G (coded bits), C (code blocks),
-// N_BYTES, CRC_OK (expected CRC-24A verdict), optional SEED and FULL_RATE (no gaps, no
+// N_BYTES, CRC_OK (expected CRC-24A verdict), HARQ and CRC1_OK (a retransmission case, see
+// tb_rx_passes.svh), optional SEED and FULL_RATE (no gaps, no
 // back-pressure: for the cycle count). The configuration words are written after every reset;
 // pass 0 is cut by a reset in the middle of the subframe, passes 1 and 2 run the subframe back
 // to back. Checked per output byte: data, tlast, and on the last byte tuser (the CRC verdict).
@@ -24,6 +25,10 @@ module tb_lte_baseband_top;
   int n_cb = 0;
   int n_bytes = 0;
   int crc_ok = 0;
+  int harq = 0;
+  int crc1_ok = 0;
+  logic cfg_sel = 1'b0;  // 1: the retransmission's configuration words
+  logic retx_in;  // the input pass is the retransmission
   int seed = 1;
   logic full_rate = 1'b0;
   int abort_at = 0;
@@ -32,6 +37,9 @@ module tb_lte_baseband_top;
   logic [31:0] cfg_words[MAX_CFG];
   logic [IQ_TDATA_W-1:0] stim_iq[N_IQ];
   logic [7:0] exp_byte[MAX_BYTES];
+  logic [31:0] cfg2_words[MAX_CFG];
+  logic [IQ_TDATA_W-1:0] stim2_iq[N_IQ];
+  logic [7:0] exp1_byte[MAX_BYTES];
 
   int in_idx = 0;
   int out_idx = 0;
@@ -61,8 +69,8 @@ module tb_lte_baseband_top;
       .rst_n(rst_n),
       .cfg_we_i(cfg_we),
       .cfg_addr_i(cfg_addr),
-      .cfg_wdata_i(cfg_words[cfg_idx%MAX_CFG]),
-      .s_axis_tdata_i(stim_iq[in_idx%N_IQ]),
+      .cfg_wdata_i(cfg_sel ? cfg2_words[cfg_idx%MAX_CFG] : cfg_words[cfg_idx%MAX_CFG]),
+      .s_axis_tdata_i(retx_in ? stim2_iq[in_idx%N_IQ] : stim_iq[in_idx%N_IQ]),
       .s_axis_tvalid_i(s_tvalid),
       .s_axis_tready_o(s_tready),
       .m_axis_tdata_o(m_tdata),
@@ -74,7 +82,9 @@ module tb_lte_baseband_top;
 
   always #5 clk = ~clk;
 
-  assign s_tvalid = rst_n && (cfg_idx >= n_cfg) && gate_r && (in_pass <= LAST_PASS);
+  assign retx_in = (harq != 0) && (in_pass == 2);
+  assign s_tvalid = rst_n && (cfg_idx >= n_cfg) && gate_r && (in_pass <= LAST_PASS) &&
+      (!retx_in || cfg_sel);
 
   initial begin
     if (!$value$plusargs("VECTORS=%s", dir)) $fatal(1, "tb: +VECTORS=<dir> missing");
@@ -83,6 +93,8 @@ module tb_lte_baseband_top;
     if (!$value$plusargs("C=%d", n_cb)) $fatal(1, "tb: +C missing");
     if (!$value$plusargs("N_BYTES=%d", n_bytes)) $fatal(1, "tb: +N_BYTES missing");
     if (!$value$plusargs("CRC_OK=%d", crc_ok)) $fatal(1, "tb: +CRC_OK missing");
+    if (!$value$plusargs("HARQ=%d", harq)) $fatal(1, "tb: +HARQ missing");
+    if (!$value$plusargs("CRC1_OK=%d", crc1_ok)) $fatal(1, "tb: +CRC1_OK missing");
     if ($value$plusargs("SEED=%d", seed)) seed = seed + 1;
     full_rate = $test$plusargs("FULL_RATE") != 0;
     if (n_cfg < 8 || n_cfg > MAX_CFG || n_bytes < 1 ||
@@ -91,6 +103,11 @@ module tb_lte_baseband_top;
     $readmemh({dir, "/stimulus_config.hex"}, cfg_words, 0, n_cfg - 1);
     $readmemh({dir, "/stimulus_iq.hex"}, stim_iq, 0, N_IQ - 1);
     $readmemh({dir, "/expected_tb_bytes.hex"}, exp_byte, 0, n_bytes - 1);
+    if (harq != 0) begin
+      $readmemh({dir, "/stimulus_config2.hex"}, cfg2_words, 0, n_cfg - 1);
+      $readmemh({dir, "/stimulus_iq2.hex"}, stim2_iq, 0, N_IQ - 1);
+      $readmemh({dir, "/expected_tb1_bytes.hex"}, exp1_byte, 0, n_bytes - 1);
+    end
     abort_at = N_IQ / 3;
     // Three passes of FFT (5120 cycles a symbol), estimation, rate dematching and up to 8 turbo
     // iterations, with gaps.

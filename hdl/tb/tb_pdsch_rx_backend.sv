@@ -4,7 +4,8 @@
 // (lte_baseband_top generator: the equalised PDSCH symbols of an R.2 / R.31-1 subframe after
 // the fixed-point front end, and the MAC PDU it carries). Plusargs: VECTORS=<case dir>,
 // N_CFG (config words), N_RE (PDSCH symbols), G (coded bits), C (code blocks), N_BYTES,
-// CRC_OK (expected CRC-24A verdict), optional SEED and FULL_RATE (no gaps, no back-pressure:
+// CRC_OK (expected CRC-24A verdict), HARQ and CRC1_OK (a retransmission case, see
+// tb_rx_passes.svh), optional SEED and FULL_RATE (no gaps, no back-pressure:
 // for the cycle count). The configuration words are written after every reset; pass 0 is cut
 // by a reset in the middle of the subframe, passes 1 and 2 run the subframe back to back.
 // Checked per output byte: data, tlast, and on the last byte tuser (the CRC verdict).
@@ -25,6 +26,10 @@ module tb_pdsch_rx_backend;
   int n_cb = 0;
   int n_bytes = 0;
   int crc_ok = 0;
+  int harq = 0;
+  int crc1_ok = 0;
+  logic cfg_sel = 1'b0;  // 1: the retransmission's configuration words
+  logic retx_in;  // the input pass is the retransmission
   int seed = 1;
   logic full_rate = 1'b0;
   int abort_at = 0;
@@ -34,6 +39,10 @@ module tb_pdsch_rx_backend;
   logic [EQ_TDATA_W-1:0] stim_iq[MAX_RE];
   logic [LLR_SCALE_W-1:0] stim_scale[MAX_RE];
   logic [7:0] exp_byte[MAX_BYTES];
+  logic [31:0] cfg2_words[MAX_CFG];
+  logic [EQ_TDATA_W-1:0] stim2_iq[MAX_RE];
+  logic [LLR_SCALE_W-1:0] stim2_scale[MAX_RE];
+  logic [7:0] exp1_byte[MAX_BYTES];
 
   int in_idx = 0;
   int out_idx = 0;
@@ -59,6 +68,7 @@ module tb_pdsch_rx_backend;
   logic [3:0] max_iter;
   logic [3:0] cbs;
   logic mmse_unused;
+  logic combine;
   logic [RNTI_W-1:0] rnti;
   logic [15:0] tbs;
   logic [N_RB_DL_MAX-1:0] rb_mask_unused;
@@ -81,7 +91,7 @@ module tb_pdsch_rx_backend;
       .rst_n(rst_n),
       .cfg_we_i(cfg_we),
       .cfg_addr_i(cfg_addr),
-      .cfg_wdata_i(cfg_words[cfg_idx%MAX_CFG]),
+      .cfg_wdata_i(cfg_sel ? cfg2_words[cfg_idx%MAX_CFG] : cfg_words[cfg_idx%MAX_CFG]),
       .cell_id_o(cell_id),
       .subframe_o(subframe),
       .cfi_o(cfi_unused),
@@ -90,6 +100,7 @@ module tb_pdsch_rx_backend;
       .max_iter_o(max_iter),
       .n_cb_o(cbs),
       .mmse_o(mmse_unused),
+      .combine_o(combine),
       .rnti_o(rnti),
       .tbs_o(tbs),
       .rb_mask_o(rb_mask_unused),
@@ -109,6 +120,7 @@ module tb_pdsch_rx_backend;
       .rnti_i(rnti),
       .modulation_i(modulation),
       .rv_i(rv),
+      .combine_i(combine),
       .max_iter_i(max_iter),
       .n_cb_i(cbs),
       .tbs_i(tbs),
@@ -118,8 +130,8 @@ module tb_pdsch_rx_backend;
       .cb_ncb_i(cb_ncb),
       .cb_f1_i(cb_f1),
       .cb_f2_i(cb_f2),
-      .s_axis_tdata_i(stim_iq[in_idx%MAX_RE]),
-      .s_axis_tuser_i(stim_scale[in_idx%MAX_RE]),
+      .s_axis_tdata_i(retx_in ? stim2_iq[in_idx%MAX_RE] : stim_iq[in_idx%MAX_RE]),
+      .s_axis_tuser_i(retx_in ? stim2_scale[in_idx%MAX_RE] : stim_scale[in_idx%MAX_RE]),
       .s_axis_tvalid_i(s_tvalid),
       .s_axis_tready_o(s_tready),
       .s_axis_tlast_i(s_tlast),
@@ -132,7 +144,9 @@ module tb_pdsch_rx_backend;
 
   always #5 clk = ~clk;
 
-  assign s_tvalid = rst_n && (cfg_idx >= n_cfg) && gate_r && (in_pass <= LAST_PASS);
+  assign retx_in = (harq != 0) && (in_pass == 2);
+  assign s_tvalid = rst_n && (cfg_idx >= n_cfg) && gate_r && (in_pass <= LAST_PASS) &&
+      (!retx_in || cfg_sel);
   assign s_tlast = (in_idx == n_re - 1);
 
   initial begin
@@ -143,6 +157,8 @@ module tb_pdsch_rx_backend;
     if (!$value$plusargs("C=%d", n_cb)) $fatal(1, "tb: +C missing");
     if (!$value$plusargs("N_BYTES=%d", n_bytes)) $fatal(1, "tb: +N_BYTES missing");
     if (!$value$plusargs("CRC_OK=%d", crc_ok)) $fatal(1, "tb: +CRC_OK missing");
+    if (!$value$plusargs("HARQ=%d", harq)) $fatal(1, "tb: +HARQ missing");
+    if (!$value$plusargs("CRC1_OK=%d", crc1_ok)) $fatal(1, "tb: +CRC1_OK missing");
     if ($value$plusargs("SEED=%d", seed)) seed = seed + 1;
     full_rate = $test$plusargs("FULL_RATE") != 0;
     if (n_cfg < 8 || n_cfg > MAX_CFG || n_re < 1 || n_re > MAX_RE || n_bytes < 1 ||
@@ -152,6 +168,12 @@ module tb_pdsch_rx_backend;
     $readmemh({dir, "/stimulus_eq_iq.hex"}, stim_iq, 0, n_re - 1);
     $readmemh({dir, "/stimulus_llr_scale.hex"}, stim_scale, 0, n_re - 1);
     $readmemh({dir, "/expected_tb_bytes.hex"}, exp_byte, 0, n_bytes - 1);
+    if (harq != 0) begin
+      $readmemh({dir, "/stimulus_config2.hex"}, cfg2_words, 0, n_cfg - 1);
+      $readmemh({dir, "/stimulus_eq_iq2.hex"}, stim2_iq, 0, n_re - 1);
+      $readmemh({dir, "/stimulus_llr_scale2.hex"}, stim2_scale, 0, n_re - 1);
+      $readmemh({dir, "/expected_tb1_bytes.hex"}, exp1_byte, 0, n_bytes - 1);
+    end
     abort_at = n_re / 3;
     // Three passes of demapping, rate dematching and up to 8 turbo iterations, with gaps.
     limit = 3 * (4 * longint'(g_bits) + longint'(n_cb) * 40 * 6200) * 3;

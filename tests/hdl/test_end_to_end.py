@@ -129,3 +129,35 @@ async def test_wrong_rnti_fails_the_decode(
     )
     assert result.status == Status.SIM_FAIL, result.summary
     assert (result.mismatch_count or 0) > 0 and result.first_mismatch is not None
+
+
+async def test_harq_retransmission_is_combined(registry: Registry, workspace: Workspace) -> None:
+    """R.2 at 0 dB: the first transmission fails its CRC and the rv 2 retransmission decodes
+    only combined with it. The testbench checks the failed first decode's bytes and verdict,
+    then the combined one's; with the retransmission decoded alone it must fail."""
+    block = registry.block(BLOCK)
+    vs = VectorSet(workspace, "harq")
+    try:
+        case = next(c for c in vs.generate(block) if c.case == "harq_r2_rv2")
+        params = load_sidecar(Path(case.directory), BLOCK)["params"]
+        assert params["harq"] == 1 and not params["tb1_crc_ok"] and params["tb_crc_ok"]
+        sim = simulator(workspace, "verilator")
+        result = await run_case(sim, block, case, timeout_s=900)
+        assert result.status == Status.PASS, (result.summary, result.first_mismatch)
+        assert result.samples == 2 * params["n_bytes"]
+        # The same retransmission into cleared soft buffers: the combine bit off.
+        alone = Path(case.directory).parent / f"harq-alone-{uuid.uuid4().hex[:8]}"
+        shutil.copytree(case.directory, alone)
+        alone.chmod(0o755)
+        cfg2 = alone / "stimulus_config2.hex"
+        words = cfg2.read_text().split()
+        words[0] = f"{int(words[0], 16) & ~(1 << 28):08x}"
+        cfg2.write_text("\n".join(words) + "\n")
+        plusargs = [f"VECTORS={alone}" if p.startswith("VECTORS=") else p for p in case.plusargs]
+        failed = await run_case(
+            sim, block, case.model_copy(update={"plusargs": plusargs}), timeout_s=900
+        )
+        assert failed.status == Status.SIM_FAIL, failed.summary
+        assert failed.first_mismatch is not None
+    finally:
+        vs.close()

@@ -380,6 +380,20 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
         ".modulation_i(MOD_16QAM),",
     ),
     (
+        "pdsch_rx_backend",
+        "HARQ retransmission not combined in the back end",
+        "hdl/rtl/pdsch_rx_backend.sv",
+        ".combine_i(combine_i),",
+        ".combine_i(1'b0),",
+    ),
+    (
+        "lte_baseband_top",
+        "combine bit not passed to the back end",
+        "hdl/rtl/lte_baseband_top.sv",
+        ".combine_i(combine_w),",
+        ".combine_i(1'b0),",
+    ),
+    (
         "lte_baseband_top",
         "buffered Y read one RE ahead of its H",
         "hdl/rtl/lte_baseband_top.sv",
@@ -398,6 +412,11 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
 # Blocks whose mutants run on Verilator: Icarus needs about 5 minutes per lte_baseband_top run,
 # and over a minute per broken pdsch_rx_backend run (8 turbo iterations once the CRC fails).
 VERILATOR_MUTANTS = {"lte_baseband_top", "pdsch_rx_backend"}
+# Mutants that only a particular case can show (the others run on the block's last case).
+CASE_FOR = {
+    "HARQ retransmission not combined in the back end": "harq_16qam_rv2",
+    "combine bit not passed to the back end": "harq_r2_rv2",
+}
 
 
 @pytest.mark.parametrize(
@@ -426,6 +445,8 @@ async def test_mutation_is_caught(
     sim = simulator(workspace, "verilator" if name in VERILATOR_MUTANTS else "iverilog")
     # The last case: 64QAM for the demapper, the registry's extra case where there is one.
     case = vector_cases[name][-1]
+    if label in CASE_FOR:
+        case = next(c for c in vector_cases[name] if c.case == CASE_FOR[label])
     result = await run_case(sim, block, case, design=design)
     assert result.status == Status.SIM_FAIL, (label, result.status, result.summary)
     assert result.first_mismatch is not None and (result.mismatch_count or 0) > 0
