@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -106,58 +106,47 @@ async def test_top_decodes_reference_channel_on_verilator(
     assert cycles is not None and int(cycles[1]) > 14 * 5120
 
 
+def _with_word(case: VectorCase, name: str, index: int, change: Callable[[int], int]) -> VectorCase:
+    """A copy of the case whose configuration file `name` has word `index` changed."""
+    src = Path(case.directory)
+    copy = src.parent / f"{src.name}-{uuid.uuid4().hex[:8]}"
+    shutil.copytree(src, copy)
+    copy.chmod(0o755)
+    words = (copy / name).read_text().split()
+    words[index] = f"{change(int(words[index], 16)):08x}"
+    (copy / name).write_text("\n".join(words) + "\n")
+    plusargs = [f"VECTORS={copy}" if p.startswith("VECTORS=") else p for p in case.plusargs]
+    return case.model_copy(update={"plusargs": plusargs})
+
+
 async def test_wrong_rnti_fails_the_decode(
     top_cases: dict[str, VectorCase], registry: Registry, workspace: Workspace
 ) -> None:
     """The harness can fail: with the RNTI register off by one the descrambler applies another
     Gold sequence, the CRC fails and the bytes differ."""
-    case = top_cases["r2_awgn20"]
-    src = Path(case.directory)
-    bad = src.parent / f"bad-rnti-{uuid.uuid4().hex[:8]}"
-    shutil.copytree(src, bad)
-    bad.chmod(0o755)
-    cfg = bad / "stimulus_config.hex"
-    words = cfg.read_text().split()
-    words[1] = f"{int(words[1], 16) + 1:08x}"
-    cfg.write_text("\n".join(words) + "\n")
-    plusargs = [f"VECTORS={bad}" if p.startswith("VECTORS=") else p for p in case.plusargs]
+    bad = _with_word(top_cases["r2_awgn20"], "stimulus_config.hex", 1, lambda w: w + 1)
     result = await run_case(
-        simulator(workspace, "verilator"),
-        registry.block(BLOCK),
-        case.model_copy(update={"plusargs": plusargs}),
-        timeout_s=900,
+        simulator(workspace, "verilator"), registry.block(BLOCK), bad, timeout_s=900
     )
     assert result.status == Status.SIM_FAIL, result.summary
     assert (result.mismatch_count or 0) > 0 and result.first_mismatch is not None
 
 
-async def test_harq_retransmission_is_combined(registry: Registry, workspace: Workspace) -> None:
+async def test_harq_retransmission_is_combined(
+    top_cases: dict[str, VectorCase], registry: Registry, workspace: Workspace
+) -> None:
     """R.2 at 0 dB: the first transmission fails its CRC and the rv 2 retransmission decodes
     only combined with it. The testbench checks the failed first decode's bytes and verdict,
     then the combined one's; with the retransmission decoded alone it must fail."""
-    block = registry.block(BLOCK)
-    vs = VectorSet(workspace, "harq")
-    try:
-        case = next(c for c in vs.generate(block) if c.case == "harq_r2_rv2")
-        params = load_sidecar(Path(case.directory), BLOCK)["params"]
-        assert params["harq"] == 1 and not params["tb1_crc_ok"] and params["tb_crc_ok"]
-        sim = simulator(workspace, "verilator")
-        result = await run_case(sim, block, case, timeout_s=900)
-        assert result.status == Status.PASS, (result.summary, result.first_mismatch)
-        assert result.samples == 2 * params["n_bytes"]
-        # The same retransmission into cleared soft buffers: the combine bit off.
-        alone = Path(case.directory).parent / f"harq-alone-{uuid.uuid4().hex[:8]}"
-        shutil.copytree(case.directory, alone)
-        alone.chmod(0o755)
-        cfg2 = alone / "stimulus_config2.hex"
-        words = cfg2.read_text().split()
-        words[0] = f"{int(words[0], 16) & ~(1 << 28):08x}"
-        cfg2.write_text("\n".join(words) + "\n")
-        plusargs = [f"VECTORS={alone}" if p.startswith("VECTORS=") else p for p in case.plusargs]
-        failed = await run_case(
-            sim, block, case.model_copy(update={"plusargs": plusargs}), timeout_s=900
-        )
-        assert failed.status == Status.SIM_FAIL, failed.summary
-        assert failed.first_mismatch is not None
-    finally:
-        vs.close()
+    case = top_cases["harq_r2_rv2"]
+    params = load_sidecar(Path(case.directory), BLOCK)["params"]
+    assert params["harq"] == 1 and not params["tb1_crc_ok"] and params["tb_crc_ok"]
+    sim, block = simulator(workspace, "verilator"), registry.block(BLOCK)
+    result = await run_case(sim, block, case, timeout_s=900)
+    assert result.status == Status.PASS, (result.summary, result.first_mismatch)
+    assert result.samples == 2 * params["n_bytes"]
+    # The same retransmission into cleared soft buffers: the combine bit off.
+    alone = _with_word(case, "stimulus_config2.hex", 0, lambda w: w & ~(1 << 28))
+    failed = await run_case(sim, block, alone, timeout_s=900)
+    assert failed.status == Status.SIM_FAIL, failed.summary
+    assert failed.first_mismatch is not None
