@@ -31,7 +31,9 @@
 // Input and APP memories are double-buffered: a loader takes the next code block (3 (K + 4)
 // beats, one LLR each) while the decoder works on one, and an unloader streams a decoded block
 // (K beats) while the decoder works on the next. Each buffer keeps its block's parameters, so
-// blocks of different K follow each other freely.
+// blocks of different K follow each other freely. Back to back, blocks are then 3 (K + 4) + 1
+// cycles apart whenever the decode is shorter, as it is with P >= 16 even at 8 iterations
+// (K = 6144: 18445 cycles, 33.3 Mbit/s at 100 MHz; the 8-iteration decode alone 6436 cycles).
 //
 // In:  the soft d stream of one code block, d0[0..K+3], d1[..], d2[..] (LLR), tlast on the last;
 //      k_i, f1_i, f2_i (QPP parameters of Table 5.1.3-3 for K), max_iter_i, crc_type_i are taken
