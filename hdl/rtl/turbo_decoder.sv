@@ -510,7 +510,7 @@ module turbo_decoder #(
     end
   end
 
-  // ------------------------------------------------------------------ CRC, max(8, P) bits per cycle
+  // ------------------------------------------------------------------ CRC, W = max(8, P) bits
   // The hard decisions in natural order, W = max(8, P) of them per cycle (K is a multiple of W),
   // so the check takes K / W <= M cycles; crc_idx_r counts bytes, W / 8 = (P - 1) / 8 + 1 per
   // cycle. The word is read CRC_BITS wide (zero-padded past MAX_K), the chain tapped after W.
