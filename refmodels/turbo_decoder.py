@@ -65,7 +65,7 @@ BATCH = 32
 WINDOW = 32
 # Parallel SISOs of the bit-true decoder: at most SISO_MAX, each over at least MIN_SUB_BLOCK
 # trellis steps (see siso_count); the RTL's P_MAX parameter defaults to SISO_MAX.
-SISO_MAX = 8
+SISO_MAX = 32
 MIN_SUB_BLOCK = 32
 # The float decoder runs the same kernels with saturation limits no metric reaches.
 NO_LIMIT = np.float32(3e38)

@@ -169,10 +169,11 @@ def test_fixed_decoder_is_integer_exact(k: int, ebn0: float) -> None:
         assert res.llr[b].tolist() == app
 
 
-# The parallel-SISO schedule: P = 2, 4, 8 sub-blocks, short enough (M = 8..32) that the boundary
+# The parallel-SISO schedule: P = 2 ... 32 sub-blocks, short enough (M = 8..32) that the boundary
 # metrics handed over between iterations matter, at SNRs where the decoder has not converged.
 @pytest.mark.parametrize(("k", "p", "ebn0"), [(64, 2, 0.5), (128, 4, 0.0), (256, 8, 1.0),
-                                              (64, 8, 0.0), (208, 2, 8.0)])  # fmt: skip
+                                              (64, 8, 0.0), (208, 2, 8.0), (512, 16, 0.5),
+                                              (1024, 32, 0.5)])  # fmt: skip
 def test_parallel_siso_decoder_is_integer_exact(k: int, p: int, ebn0: float) -> None:
     rng = np.random.default_rng(k + p)
     _, llr = channel_llrs(k, ebn0, 2, rng)
@@ -188,9 +189,11 @@ def test_parallel_siso_decoder_is_integer_exact(k: int, p: int, ebn0: float) -> 
 
 
 def test_siso_count_rule() -> None:
-    assert [siso_count(k) for k in (40, 56, 64, 120, 128, 248, 256, 528, 6144)] == [
-        1, 1, 2, 2, 4, 4, 8, 8, 8,
+    ks = (40, 56, 64, 120, 128, 248, 256, 504, 512, 528, 1008, 1024, 1056, 6144)
+    assert [siso_count(k) for k in ks] == [
+        1, 1, 2, 2, 4, 4, 8, 8, 16, 16, 16, 32, 32, 32,
     ]  # fmt: skip
+    assert siso_count(6144, 8) == 8
     for k in (40, 64, 512, 1056, 6144):
         p = siso_count(k)
         assert k % p == 0 and k // p >= 32
