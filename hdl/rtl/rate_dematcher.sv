@@ -96,9 +96,9 @@ module rate_dematcher #(
 
   // Soft buffers: one large memory per stream, exempt from reset (cleared by ST_CLEAR before
   // use).
-  logic [LLR_W-1:0] mem0_r[N_BUF * DEPTH];
-  logic [LLR_W-1:0] mem1_r[N_BUF * DEPTH];
-  logic [LLR_W-1:0] mem2_r[N_BUF * DEPTH];
+  logic [LLR_W-1:0] d0_mem_r[N_BUF * DEPTH];
+  logic [LLR_W-1:0] d1_mem_r[N_BUF * DEPTH];
+  logic [LLR_W-1:0] d2_mem_r[N_BUF * DEPTH];
   logic [LLR_W-1:0] old_w;  // the soft bit a received LLR combines with
   logic [MEM_W-1:0] mem_addr_w;
   logic [MEM_W-1:0] clr_mem_w;
@@ -138,8 +138,8 @@ module rate_dematcher #(
   assign rd_mem_w = base_r + MEM_W'(rd_addr_r);
   assign in_fire_w = s_axis_tvalid_i && s_axis_tready_o;
   assign s_axis_tready_o = (state_r == ST_RUN) && !null_w;
-  assign old_w = (stream_w == 2'd0) ? mem0_r[mem_addr_w] :
-      (stream_w == 2'd1) ? mem1_r[mem_addr_w] : mem2_r[mem_addr_w];
+  assign old_w = (stream_w == 2'd0) ? d0_mem_r[mem_addr_w] :
+      (stream_w == 2'd1) ? d1_mem_r[mem_addr_w] : d2_mem_r[mem_addr_w];
   assign sum_w = $signed({old_w[LLR_W-1], old_w}) +
       $signed({s_axis_tdata_i[LLR_W-1], s_axis_tdata_i});
   always_comb begin
@@ -151,13 +151,13 @@ module rate_dematcher #(
 
   always_ff @(posedge clk) begin
     if (state_r == ST_CLEAR) begin
-      mem0_r[clr_mem_w] <= '0;
-      mem1_r[clr_mem_w] <= '0;
-      mem2_r[clr_mem_w] <= '0;
+      d0_mem_r[clr_mem_w] <= '0;
+      d1_mem_r[clr_mem_w] <= '0;
+      d2_mem_r[clr_mem_w] <= '0;
     end else if (state_r == ST_RUN && in_fire_w) begin
-      if (stream_w == 2'd0) mem0_r[mem_addr_w] <= sat_w;
-      if (stream_w == 2'd1) mem1_r[mem_addr_w] <= sat_w;
-      if (stream_w == 2'd2) mem2_r[mem_addr_w] <= sat_w;
+      if (stream_w == 2'd0) d0_mem_r[mem_addr_w] <= sat_w;
+      if (stream_w == 2'd1) d1_mem_r[mem_addr_w] <= sat_w;
+      if (stream_w == 2'd2) d2_mem_r[mem_addr_w] <= sat_w;
     end
   end
 
@@ -268,7 +268,7 @@ module rate_dematcher #(
         end
         ST_OUT: begin
           if (out_free_w) begin
-            out_data_r <= {mem2_r[rd_mem_w], mem1_r[rd_mem_w], mem0_r[rd_mem_w]};
+            out_data_r <= {d2_mem_r[rd_mem_w], d1_mem_r[rd_mem_w], d0_mem_r[rd_mem_w]};
             out_valid_r <= 1'b1;
             out_last_r <= (rd_addr_r == d_len_r - 1'b1);
             rd_addr_r <= rd_addr_r + 1'b1;
