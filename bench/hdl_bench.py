@@ -3,10 +3,10 @@
 Prints, side by side in one run:
 * turbo_decoder cycles per code block and the throughput at 100 MHz, for K = 6144 and K = 512,
   at 8 iterations (CRC never passes) and with early stop: decode only (last input beat to first
-  output beat), load + decode + unload of one block (full-rate stream, one LLR per beat each
-  way) and the steady state of back-to-back blocks (the input and output are double-buffered:
-  the interval between the last output beats of two blocks), against the 10.3 Mbit/s Cat-1
-  needs and the 50 Mbit/s aim;
+  output beat), load + decode + unload of one block (full-rate stream: K + 4 beats of
+  {d2[k], d1[k], d0[k]} in, one APP LLR per beat out) and the steady state of back-to-back
+  blocks (the input and output are double-buffered: the interval between the last output beats
+  of two blocks), against the 10.3 Mbit/s Cat-1 needs and the 50 Mbit/s aim;
 * the wall time of the same testbench on Verilator and on Icarus (ratio).
 
 Run: ``.venv/bin/python bench/hdl_bench.py [--quick]`` (``--quick`` uses K = 1024 and 512).

@@ -6,8 +6,8 @@
 // transport-block CRC-24A (5.1.1).
 //
 //   qam_demodulator -> descrambler -> [split into E_r LLRs] -> rate_dematcher
-//     -> [filler d0/d1 = -127] -> turbo_decoder -> dl_sch_processor (desegmentation,
-//        CRC-24A, bytes MSB first)
+//     -> [{d2[k], d1[k], d0[k]} per beat; filler d0/d1 = -127] -> turbo_decoder
+//     -> dl_sch_processor (desegmentation, CRC-24A, bytes MSB first)
 //
 // Memories: the rate dematcher's soft buffers (one per code block of a transport block,
 // CB_MAX x 3 (MAX_K + 4) LLRs, 2 x 147 kbit) and the turbo decoder's (K LLRs x 3 streams,
@@ -143,7 +143,7 @@ module pdsch_rx_backend #(
     end
   end
 
-  logic [LLR_W-1:0] d_data_w;
+  logic [3*LLR_W-1:0] d_data_w;  // {d2[k], d1[k], d0[k]}
   logic d_valid_w, d_ready_w, d_last_w;
 
   rate_dematcher #(
@@ -169,14 +169,13 @@ module pdsch_rx_backend #(
 
   // ---------------------------------------------------------------- filler bits (5.1.2)
   // The F filler bits at the head of code block 0 are known zeros, and so is their parity in
-  // d(1): d0[0..F-1] and d1[0..F-1] enter the turbo decoder as the strongest 0.
+  // d(1): in the beats k < F the d0 and d1 lanes enter the turbo decoder as the strongest 0.
   logic [CB_W-1:0] cb_d_r;
-  logic [14:0] d_cnt_r;
+  logic [12:0] d_cnt_r;  // index k of the beat
   logic [12:0] d_k_w;
   logic [5:0] d_f_w;
-  logic [14:0] d1_start_w;
   logic filler_w;
-  logic [LLR_W-1:0] td_in_w;
+  logic [3*LLR_W-1:0] td_in_w;
 
   logic [9:0] d_f1_w;
   logic [10:0] d_f2_w;
@@ -195,10 +194,9 @@ module pdsch_rx_backend #(
       end
     end
   end
-  assign d1_start_w = {2'b0, d_k_w} + 15'd4;
-  assign filler_w = (d_cnt_r < {9'd0, d_f_w}) ||
-      ((d_cnt_r >= d1_start_w) && (d_cnt_r < d1_start_w + {9'd0, d_f_w}));
-  assign td_in_w = filler_w ? LLR_STRONG_ZERO : d_data_w;
+  assign filler_w = (d_cnt_r < {7'd0, d_f_w});
+  assign td_in_w = filler_w ? {d_data_w[2*LLR_W+:LLR_W], LLR_STRONG_ZERO, LLR_STRONG_ZERO} :
+      d_data_w;
 
   always_ff @(posedge clk) begin
     if (!rst_n) begin
@@ -209,7 +207,7 @@ module pdsch_rx_backend #(
         d_cnt_r <= '0;
         cb_d_r <= ({{(4 - CB_W) {1'b0}}, cb_d_r} == n_cb_i - 4'd1) ? '0 : cb_d_r + 1'b1;
       end else begin
-        d_cnt_r <= d_cnt_r + 15'd1;
+        d_cnt_r <= d_cnt_r + 13'd1;
       end
     end
   end

@@ -9,37 +9,41 @@
 // so repeated bits combine. With combine_i = 0 the buffer is cleared first (new transmission);
 // with 1 it keeps the previous transmission's soft bits (HARQ combining, TS 36.321 5.3.2.2).
 // N_BUF soft buffers, one per code block of a transport block (buf_i = r), so that every code
-// block of a retransmitted transport block combines with its own first transmission.
+// block of a retransmitted transport block combines with its own first transmission. The soft
+// buffers are three memories, one per stream d(0), d(1), d(2) (as three SRAM banks would be):
+// a received LLR reads and writes the one its position belongs to, the clear and the output
+// read one word of each per cycle.
 //
 // In:  E LLRs of one code block, tlast on the last; k_i, f_i, rv_i, ncb_i, combine_i, buf_i
 //      are taken with the first LLR and must hold until it is accepted.
-// Out: the soft d stream, d0[0..K+3], d1[..], d2[..], tlast on the last of the 3(K+4) LLRs.
+// Out: the soft d stream, {d2[k], d1[k], d0[k]} (3 LLRs, d0 in the low byte) per beat for
+//      k = 0..K+3, tlast on the last of the K + 4 beats.
 module rate_dematcher #(
-    parameter int MAX_K = 6144,  // largest code block (soft buffer depth 3 * (MAX_K + 4))
+    parameter int MAX_K = 6144,  // largest code block (soft buffer depth 3 x (MAX_K + 4))
     parameter int N_BUF = lte_baseband_pkg::CB_MAX  // soft buffers (1..4)
 ) (
-    input  logic                               clk,
-    input  logic                               rst_n,
-    input  logic [                       12:0] k_i,
-    input  logic [                        5:0] f_i,
-    input  logic [                        1:0] rv_i,
-    input  logic [                       14:0] ncb_i,
-    input  logic                               combine_i,
-    input  logic [                        1:0] buf_i,
-    input  logic [lte_baseband_pkg::LLR_W-1:0] s_axis_tdata_i,
-    input  logic                               s_axis_tvalid_i,
-    output logic                               s_axis_tready_o,
-    input  logic                               s_axis_tlast_i,
-    output logic [lte_baseband_pkg::LLR_W-1:0] m_axis_tdata_o,
-    output logic                               m_axis_tvalid_o,
-    input  logic                               m_axis_tready_i,
-    output logic                               m_axis_tlast_o
+    input  logic                                 clk,
+    input  logic                                 rst_n,
+    input  logic [                         12:0] k_i,
+    input  logic [                          5:0] f_i,
+    input  logic [                          1:0] rv_i,
+    input  logic [                         14:0] ncb_i,
+    input  logic                                 combine_i,
+    input  logic [                          1:0] buf_i,
+    input  logic [  lte_baseband_pkg::LLR_W-1:0] s_axis_tdata_i,
+    input  logic                                 s_axis_tvalid_i,
+    output logic                                 s_axis_tready_o,
+    input  logic                                 s_axis_tlast_i,
+    output logic [3*lte_baseband_pkg::LLR_W-1:0] m_axis_tdata_o,
+    output logic                                 m_axis_tvalid_o,
+    input  logic                                 m_axis_tready_i,
+    output logic                                 m_axis_tlast_o
 );
   import lte_baseband_pkg::*;
 
-  localparam int DEPTH = 3 * (MAX_K + 4);
-  localparam int ADDR_W = 15;  // 3 * (K + 4) < 2^15 for every K the 13-bit k_i can carry here
-  localparam int MEM_W = $clog2(N_BUF * DEPTH);  // soft-buffer memory address
+  localparam int DEPTH = MAX_K + 4;  // words of one stream of one soft buffer
+  localparam int ADDR_W = 13;  // K + 4 < 2^13 for every K up to 6144
+  localparam int MEM_W = $clog2(N_BUF * DEPTH);  // address in a stream's soft-buffer memory
   localparam logic [MEM_W-1:0] BUF_STRIDE = MEM_W'($unsigned(DEPTH));
   localparam logic [2:0] LAST_BUF = 3'($unsigned(N_BUF - 1));
   localparam logic signed [LLR_W:0] SUM_MAX = (LLR_W + 1)'(LLR_MAX);
@@ -89,10 +93,13 @@ module rate_dematcher #(
 
   logic [ADDR_W-1:0] clr_addr_r;
   logic [ADDR_W-1:0] rd_addr_r;
-  logic [ADDR_W-1:0] total_w;
 
-  // Soft buffers: a large memory, exempt from reset (cleared by ST_CLEAR before use).
-  logic [LLR_W-1:0] mem_r[N_BUF * DEPTH];
+  // Soft buffers: one large memory per stream, exempt from reset (cleared by ST_CLEAR before
+  // use).
+  logic [LLR_W-1:0] d0_mem_r[N_BUF * DEPTH];
+  logic [LLR_W-1:0] d1_mem_r[N_BUF * DEPTH];
+  logic [LLR_W-1:0] d2_mem_r[N_BUF * DEPTH];
+  logic [LLR_W-1:0] old_w;  // the soft bit a received LLR combines with
   logic [MEM_W-1:0] mem_addr_w;
   logic [MEM_W-1:0] clr_mem_w;
   logic [MEM_W-1:0] rd_mem_w;
@@ -102,11 +109,10 @@ module rate_dematcher #(
   logic [LLR_W-1:0] sat_w;
   logic in_fire_w;
   logic out_free_w;
-  logic [LLR_W-1:0] out_data_r;
+  logic [3*LLR_W-1:0] out_data_r;
   logic out_valid_r;
   logic out_last_r;
 
-  assign total_w = {{(ADDR_W - 13) {1'b0}}, d_len_r} + {{(ADDR_W - 14) {1'b0}}, d_len_r, 1'b0};
   assign col0_w = {2'b0, div_q_r, 1'b0} * {5'd0, rv_r} + 7'd2;
 
   // Source of the current position.
@@ -122,8 +128,7 @@ module rate_dematcher #(
     end
     src_w = 13'(idx_w - {9'd0, nd_r});
     null_w = (idx_w < {9'd0, nd_r}) || ((stream_w != 2'd2) && (src_w < {7'd0, f_r}));
-    addr_w = {{(ADDR_W - 2) {1'b0}}, stream_w} * {{(ADDR_W - 13) {1'b0}}, d_len_r} +
-        {{(ADDR_W - 13) {1'b0}}, src_w};
+    addr_w = src_w;  // within the memory of stream_w
   end
 
   // A buffer index past N_BUF - 1 folds onto the last buffer.
@@ -133,7 +138,9 @@ module rate_dematcher #(
   assign rd_mem_w = base_r + MEM_W'(rd_addr_r);
   assign in_fire_w = s_axis_tvalid_i && s_axis_tready_o;
   assign s_axis_tready_o = (state_r == ST_RUN) && !null_w;
-  assign sum_w = $signed({mem_r[mem_addr_w][LLR_W-1], mem_r[mem_addr_w]}) +
+  assign old_w = (stream_w == 2'd0) ? d0_mem_r[mem_addr_w] :
+      (stream_w == 2'd1) ? d1_mem_r[mem_addr_w] : d2_mem_r[mem_addr_w];
+  assign sum_w = $signed({old_w[LLR_W-1], old_w}) +
       $signed({s_axis_tdata_i[LLR_W-1], s_axis_tdata_i});
   always_comb begin
     if (sum_w > SUM_MAX) sat_w = SUM_MAX[LLR_W-1:0];
@@ -143,8 +150,15 @@ module rate_dematcher #(
   assign out_free_w = !out_valid_r || m_axis_tready_i;
 
   always_ff @(posedge clk) begin
-    if (state_r == ST_CLEAR) mem_r[clr_mem_w] <= '0;
-    else if (state_r == ST_RUN && in_fire_w) mem_r[mem_addr_w] <= sat_w;
+    if (state_r == ST_CLEAR) begin
+      d0_mem_r[clr_mem_w] <= '0;
+      d1_mem_r[clr_mem_w] <= '0;
+      d2_mem_r[clr_mem_w] <= '0;
+    end else if (state_r == ST_RUN && in_fire_w) begin
+      if (stream_w == 2'd0) d0_mem_r[mem_addr_w] <= sat_w;
+      if (stream_w == 2'd1) d1_mem_r[mem_addr_w] <= sat_w;
+      if (stream_w == 2'd2) d2_mem_r[mem_addr_w] <= sat_w;
+    end
   end
 
   always_ff @(posedge clk) begin
@@ -220,7 +234,7 @@ module rate_dematcher #(
         end
         ST_CLEAR: begin
           clr_addr_r <= clr_addr_r + 1'b1;
-          if (clr_addr_r == total_w - 1'b1) state_r <= ST_RUN;
+          if (clr_addr_r == d_len_r - 1'b1) state_r <= ST_RUN;
         end
         ST_RUN: begin
           if (null_w || in_fire_w) begin
@@ -254,11 +268,11 @@ module rate_dematcher #(
         end
         ST_OUT: begin
           if (out_free_w) begin
-            out_data_r <= mem_r[rd_mem_w];
+            out_data_r <= {d2_mem_r[rd_mem_w], d1_mem_r[rd_mem_w], d0_mem_r[rd_mem_w]};
             out_valid_r <= 1'b1;
-            out_last_r <= (rd_addr_r == total_w - 1'b1);
+            out_last_r <= (rd_addr_r == d_len_r - 1'b1);
             rd_addr_r <= rd_addr_r + 1'b1;
-            if (rd_addr_r == total_w - 1'b1) state_r <= ST_IDLE;
+            if (rd_addr_r == d_len_r - 1'b1) state_r <= ST_IDLE;
           end
         end
         default: state_r <= ST_IDLE;

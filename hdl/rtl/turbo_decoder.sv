@@ -28,16 +28,17 @@
 // P_MAX = 32 (refmodels SISO_MAX): K = 6144 runs 32 SISOs of M = 192 steps, 780 cycles per
 // iteration.
 //
-// Input and APP memories are double-buffered: a loader takes the next code block (3 (K + 4)
-// beats, one LLR each) while the decoder works on one, and an unloader streams a decoded block
-// (K beats) while the decoder works on the next. Each buffer keeps its block's parameters, so
-// blocks of different K follow each other freely. Back to back, blocks are then 3 (K + 4) + 1
-// cycles apart whenever the decode is shorter, as it is with P >= 16 even at 8 iterations
-// (K = 6144: 18445 cycles, 33.3 Mbit/s at 100 MHz; the 8-iteration decode alone 6436 cycles).
+// Input and APP memories are double-buffered: a loader takes the next code block (K + 4 beats,
+// the three LLRs d0[k], d1[k], d2[k] of one index each, written to the three input memories at
+// once) while the decoder works on one, and an unloader streams a decoded block (K beats) while
+// the decoder works on the next. Each buffer keeps its block's parameters, so blocks of different
+// K follow each other freely. Back to back, blocks follow each other at the pace of the decode,
+// or of the K + 4 beat load or the K beat unload when they are longer (K = 6144, 8 iterations:
+// the decode, 6436 cycles, about 95 Mbit/s at 100 MHz).
 //
-// In:  the soft d stream of one code block, d0[0..K+3], d1[..], d2[..] (LLR), tlast on the last;
-//      k_i, f1_i, f2_i (QPP parameters of Table 5.1.3-3 for K), max_iter_i, crc_type_i are taken
-//      with the first LLR.
+// In:  the soft d stream of one code block, {d2[k], d1[k], d0[k]} (3 LLRs, d0 in the low byte)
+//      per beat for k = 0..K+3, tlast on the last; k_i, f1_i, f2_i (QPP parameters of Table
+//      5.1.3-3 for K), max_iter_i, crc_type_i are taken with the first beat.
 // Out: K a-posteriori LLRs in natural order (APP_LLR, bit = LLR > 0), tlast on the last;
 //      m_axis_tuser_o = {crc_ok, iterations[3:0]} for the whole block.
 module turbo_decoder #(
@@ -52,7 +53,7 @@ module turbo_decoder #(
     input  logic [                           10:0] f2_i,
     input  logic [                            3:0] max_iter_i,
     input  logic                                   crc_type_i,
-    input  logic [    lte_baseband_pkg::LLR_W-1:0] s_axis_tdata_i,
+    input  logic [  3*lte_baseband_pkg::LLR_W-1:0] s_axis_tdata_i,
     input  logic                                   s_axis_tvalid_i,
     output logic                                   s_axis_tready_o,
     input  logic                                   s_axis_tlast_i,
@@ -172,8 +173,7 @@ module turbo_decoder #(
   logic        [       BK_W-1:0] w_gb_r;
   logic        [      OFF_W-1:0] w_j_r;
   logic        [       BK_W-1:0] w_q_r;
-  logic        [            1:0] ld_stream_r;
-  logic        [           13:0] ld_idx_r;  // index within the stream, 0..K+3
+  logic        [           13:0] ld_idx_r;  // index k of the beat, 0..K+3
   logic        [       BK_W-1:0] ld_bank_r;
   logic        [      OFF_W-1:0] ld_off_r;
   logic signed [      LLR_W-1:0] tail_r      [32];  // tails: tail_r[{buffer, stream, j}]
@@ -337,7 +337,7 @@ module turbo_decoder #(
 
   // ------------------------------------------------------------------ input / output
   logic in_fire_w;
-  logic signed [LLR_W-1:0] in_llr_w;  // symmetric saturation of the input word
+  logic [2:0][LLR_W-1:0] in_llr_w;  // symmetric saturation of each input LLR, [stream]
   logic out_free_w;
   logic [APP_LLR_W-1:0] out_data_r;
   logic out_valid_r;
@@ -345,8 +345,11 @@ module turbo_decoder #(
 
   assign s_axis_tready_o = ld_busy_r;
   assign in_fire_w = s_axis_tvalid_i && s_axis_tready_o;
-  assign in_llr_w = (s_axis_tdata_i == {1'b1, {(LLR_W - 1) {1'b0}}}) ?
-      LLR_MIN_SYM : $signed(s_axis_tdata_i);
+  always_comb begin
+    for (int s = 0; s < 3; s++)
+      in_llr_w[s] = (s_axis_tdata_i[s*LLR_W+:LLR_W] == {1'b1, {(LLR_W - 1) {1'b0}}}) ?
+          LLR_MIN_SYM : s_axis_tdata_i[s*LLR_W+:LLR_W];
+  end
   assign out_free_w = !out_valid_r || m_axis_tready_i;
   assign clr_w = start_w;
 
@@ -371,9 +374,9 @@ module turbo_decoder #(
 
     always_ff @(posedge clk) begin
       if (ld_we_w) begin
-        if (ld_stream_r == 2'd0) sys_mem_r[buf_addr(wr_sel_r, ld_off_r)] <= in_llr_w;
-        if (ld_stream_r == 2'd1) p1_mem_r[buf_addr(wr_sel_r, ld_off_r)] <= in_llr_w;
-        if (ld_stream_r == 2'd2) p2_mem_r[buf_addr(wr_sel_r, ld_off_r)] <= in_llr_w;
+        sys_mem_r[buf_addr(wr_sel_r, ld_off_r)] <= $signed(in_llr_w[0]);
+        p1_mem_r[buf_addr(wr_sel_r, ld_off_r)] <= $signed(in_llr_w[1]);
+        p2_mem_r[buf_addr(wr_sel_r, ld_off_r)] <= $signed(in_llr_w[2]);
       end
       if (state_r == ST_BWD && bank_we_w[b]) begin
         ext_mem_r[rd_off_w] <= $signed(le_sc_w[bank_sel_w[b]]);
@@ -585,7 +588,6 @@ module turbo_decoder #(
       w_gb_r <= '0;
       w_j_r <= '0;
       w_q_r <= '0;
-      ld_stream_r <= '0;
       ld_idx_r <= '0;
       ld_bank_r <= '0;
       ld_off_r <= '0;
@@ -630,14 +632,14 @@ module turbo_decoder #(
           smaxit_r[wr_sel_r] <= max_iter_i;
           scrc_r[wr_sel_r] <= crc_type_i;
           su_phase_r <= '0;
-          ld_stream_r <= '0;
           ld_idx_r <= '0;
           ld_bank_r <= '0;
           ld_off_r <= '0;
           ld_busy_r <= 1'b1;
         end
       end else begin
-        // QPP set-up beside the load (it needs at most P + K cycles, the load 3 K + 12).
+        // QPP set-up beside the load: at most P + (P - 1) M + 1 cycles, done before the load's
+        // K + 4 = P M + 4 beats end since P <= M + 2 (P <= 32 <= M).
         if (su_phase_r == 2'd0) begin
           if (sg0_r[wr_sel_r] >= 13'(lm_w)) begin
             sg0_r[wr_sel_r] <= sg0_r[wr_sel_r] - 13'(lm_w);
@@ -678,21 +680,18 @@ module turbo_decoder #(
           end
         end
         if (in_fire_w) begin
-          if (ld_idx_r >= {1'b0, lk_w}) tail_r[{wr_sel_r, ld_stream_r, ld_idx_r[1:0]}] <= in_llr_w;
+          if (ld_idx_r >= {1'b0, lk_w}) begin
+            tail_r[{wr_sel_r, 2'd0, ld_idx_r[1:0]}] <= $signed(in_llr_w[0]);
+            tail_r[{wr_sel_r, 2'd1, ld_idx_r[1:0]}] <= $signed(in_llr_w[1]);
+            tail_r[{wr_sel_r, 2'd2, ld_idx_r[1:0]}] <= $signed(in_llr_w[2]);
+          end
           if (ld_off_r == lm_w - OFF_ONE) begin
             ld_off_r <= '0;
             ld_bank_r <= ld_bank_r + 1'b1;
           end else begin
             ld_off_r <= ld_off_r + OFF_ONE;
           end
-          if (ld_idx_r == {1'b0, lk_w} + 14'd3) begin
-            ld_idx_r <= '0;
-            ld_bank_r <= '0;
-            ld_off_r <= '0;
-            ld_stream_r <= ld_stream_r + 2'd1;
-          end else begin
-            ld_idx_r <= ld_idx_r + 14'd1;
-          end
+          ld_idx_r <= ld_idx_r + 14'd1;
           if (s_axis_tlast_i) begin
             spb0_r[wr_sel_r] <= w_pb0_r;
             sgb0_r[wr_sel_r] <= w_gb0_r;

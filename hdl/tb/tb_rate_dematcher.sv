@@ -9,6 +9,8 @@
 // into buffer 1 as a new transmission; pass 3 the retransmission into buffer 0 with
 // combine_i = 1, checked against the combination with pass 1's (so buffer 1 must not have
 // touched buffer 0); pass 4 the first transmission into buffer 1 (it is cleared after use).
+// The expected d streams are read stream-major (d0[0..K+3], d1[..], d2[..]); each output beat
+// k is checked against the triplet {d2[k], d1[k], d0[k]} (index s (K + 4) + k) and tlast.
 module tb_rate_dematcher;
   import lte_baseband_pkg::*;
 
@@ -26,7 +28,7 @@ module tb_rate_dematcher;
   int rv2 = -1;
   int e2_len = 0;
   int last_pass = 2;
-  int n_out = 0;
+  int n_out = 0;  // output beats, K + 4
   int seed = 1;
   int abort_at = 0;
 
@@ -49,14 +51,16 @@ module tb_rate_dematcher;
 
   logic s_tvalid, s_tready, s_tlast;
   logic [LLR_W-1:0] s_tdata;
-  logic [LLR_W-1:0] m_tdata;
+  logic [3*LLR_W-1:0] m_tdata;
   logic m_tvalid, m_tlast;
   logic retx;  // this pass sends the HARQ retransmission
   logic combine;  // ... combined into the first transmission's buffer
   logic [1:0] buf_sel;
   int e_cur;
   int rv_cur;
-  logic [LLR_W-1:0] exp_cur;
+  int exp_idx[3];  // stream s of beat out_idx in the stream-major vectors
+  logic [LLR_W-1:0] exp_lane[3];
+  logic [3*LLR_W-1:0] exp_cur;
 
   rate_dematcher dut (
       .clk(clk),
@@ -84,8 +88,12 @@ module tb_rate_dematcher;
   assign buf_sel = ((rv2 >= 0) && (pass_no == 2 || pass_no == 4)) ? 2'd1 : 2'd0;
   assign e_cur = retx ? e2_len : e_len;
   assign rv_cur = retx ? rv2 : rv;
-  assign exp_cur = !retx ? exp_llr[out_idx%MAX_D] :
-      (combine ? exp2_llr[out_idx%MAX_D] : alone2_llr[out_idx%MAX_D]);
+  for (genvar s = 0; s < 3; s++) begin : g_lane
+    assign exp_idx[s] = (s * n_out + out_idx) % MAX_D;
+    assign exp_lane[s] = !retx ? exp_llr[exp_idx[s]] :
+        (combine ? exp2_llr[exp_idx[s]] : alone2_llr[exp_idx[s]]);
+  end
+  assign exp_cur = {exp_lane[2], exp_lane[1], exp_lane[0]};
   assign s_tvalid = rst_n && gate_r && (in_idx < e_cur);
   assign s_tdata = retx ? stim2[in_idx%MAX_E] : stim[in_idx%MAX_E];
   assign s_tlast = (in_idx == e_cur - 1);
@@ -104,16 +112,16 @@ module tb_rate_dematcher;
       $fatal(1, "tb: case out of range for the harness");
     if (rv2 >= 0 && (e2_len < 2 || e2_len > MAX_E || rv2 > 3))
       $fatal(1, "tb: retransmission out of range for the harness");
-    n_out = 3 * (k_bits + 4);
+    n_out = k_bits + 4;
     abort_at = e_len / 3;
     last_pass = (rv2 >= 0) ? 4 : 2;
     limit = 12 * (e_len + e2_len + n_out) + 5000;
     $readmemh({dir, "/stimulus_e_llr.hex"}, stim, 0, e_len - 1);
-    $readmemh({dir, "/expected_d_llr.hex"}, exp_llr, 0, n_out - 1);
+    $readmemh({dir, "/expected_d_llr.hex"}, exp_llr, 0, 3 * n_out - 1);
     if (rv2 >= 0) begin
       $readmemh({dir, "/stimulus_e2_llr.hex"}, stim2, 0, e2_len - 1);
-      $readmemh({dir, "/expected_d2_llr.hex"}, exp2_llr, 0, n_out - 1);
-      $readmemh({dir, "/expected_d2_alone_llr.hex"}, alone2_llr, 0, n_out - 1);
+      $readmemh({dir, "/expected_d2_llr.hex"}, exp2_llr, 0, 3 * n_out - 1);
+      $readmemh({dir, "/expected_d2_alone_llr.hex"}, alone2_llr, 0, 3 * n_out - 1);
     end
     seed = int'($urandom(seed));
   end

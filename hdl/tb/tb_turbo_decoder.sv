@@ -5,6 +5,8 @@
 // pass 0 is cut by a reset while the code block is being loaded, pass 1 streams it BLOCKS times
 // back to back (default 2: the next block arrives while one decodes) and checks every copy.
 // Checked per output beat: the APP LLR, the hard bit it implies, tuser {crc_ok, iterations}.
+// The stimulus is read stream-major (d0[0..K+3], d1[..], d2[..]) and sent as K + 4 beats of
+// {d2[k], d1[k], d0[k]} (index s (K + 4) + k).
 // +FULL_RATE drops the random gaps and back-pressure (for cycle counts in bench/hdl_bench.py).
 // Printed for the bench: block_cycles (first input to last output of block 1), decode_cycles
 // (its last input beat to its first output beat), steady_cycles (between the last output
@@ -25,7 +27,7 @@ module tb_turbo_decoder;
   int iters = 0;
   int crc_sel = 0;
   int crc_ok = 0;
-  int n_in = 0;
+  int n_in = 0;  // input beats per block, K + 4
   int blocks = 2;  // copies streamed in the checked pass
   int reps = 1;  // copies streamed in this pass
   int prev_end = -1;  // last output beat of the previous block
@@ -53,7 +55,8 @@ module tb_turbo_decoder;
   logic ready_r = 1'b0;
 
   logic s_tvalid, s_tready, s_tlast;
-  logic [LLR_W-1:0] s_tdata;
+  logic [3*LLR_W-1:0] s_tdata;
+  int in_beat;  // index k of the beat within its block
   logic [APP_LLR_W-1:0] m_tdata;
   logic [4:0] m_tuser;
   logic [4:0] exp_user;
@@ -81,7 +84,10 @@ module tb_turbo_decoder;
   always #5 clk = ~clk;
 
   assign s_tvalid = rst_n && gate_r && (in_idx < n_in * reps);
-  assign s_tdata = stim[(in_idx%n_in)%MAX_D];
+  assign in_beat = in_idx % n_in;
+  assign s_tdata = {
+    stim[(2*n_in+in_beat)%MAX_D], stim[(n_in+in_beat)%MAX_D], stim[in_beat%MAX_D]
+  };
   assign s_tlast = (in_idx % n_in == n_in - 1);
   assign exp_user = {crc_ok[0], exp_iter[0]};
 
@@ -99,11 +105,11 @@ module tb_turbo_decoder;
     if (blocks < 1) $fatal(1, "tb: +BLOCKS must be >= 1");
     if (k_bits < 40 || k_bits > MAX_K || iters < 1 || iters > 15)
       $fatal(1, "tb: case out of range for the harness");
-    n_in = 3 * (k_bits + 4);
+    n_in = k_bits + 4;
     abort_at = n_in / 3;
     // Worst case per block: gapped load, every iteration at one SISO, throttled unload.
     limit = (blocks + 1) * (2 * n_in + 2 * k_bits + (iters + 1) * 4 * (k_bits + 3)) + 5000;
-    $readmemh({dir, "/stimulus_d_llr.hex"}, stim, 0, n_in - 1);
+    $readmemh({dir, "/stimulus_d_llr.hex"}, stim, 0, 3 * n_in - 1);
     $readmemh({dir, "/expected_bits.hex"}, exp_bit, 0, k_bits - 1);
     $readmemh({dir, "/expected_app_llr.hex"}, exp_app, 0, k_bits - 1);
     $readmemh({dir, "/expected_iterations.hex"}, exp_iter, 0, 0);
