@@ -19,7 +19,7 @@ MIN_SAMPLES = {
     "crc_checker": 4,
     "descrambler": 12960,
     "qam_demodulator": 1200,
-    "rate_dematcher": 2 * 3 * 44,
+    "rate_dematcher": 2 * 44,  # beats of {d2, d1, d0} at K = 40
     "resource_demapper": 2 * 4350,
     "turbo_decoder": 40,
     "dl_sch_processor": 2 * 1008 // 8,
