@@ -359,10 +359,22 @@ def _dl_sch_processor(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
     ], ["TS 36.212 5.3.2", "TS 36.212 5.1.2", "TS 36.212 5.1.4.1"]
 
 
+def _through_channel(
+    tx: np.ndarray, chan: str, doppler: float, snr: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Time-domain samples through a TS 36.101 B.2 profile (none for "awgn") and AWGN at snr dB,
+    scaled by the AGC and quantised to IQ_SAMPLE as the receiver's ADC delivers them."""
+    from refmodels.e2e import AGC_TARGET_RMS
+
+    faded = tx if chan == "awgn" else multipath(tx, chan, doppler, rng)  # type: ignore[arg-type]
+    rx = awgn(faded, 10 ** (-snr / 10), rng)
+    gain = AGC_TARGET_RMS / np.sqrt(np.mean(np.abs(rx) ** 2))
+    return quantise(rx.real * gain, IQ_SAMPLE), quantise(rx.imag * gain, IQ_SAMPLE)
+
+
 def _rx_grid(p: dict, rng: np.random.Generator) -> tuple:
     """A received subframe (EPA or AWGN) quantised as the fixed receiver sees it (TS 36.211 6.12, TS
     36.101 B.2)."""
-    from refmodels.e2e import AGC_TARGET_RMS
 
     ref = REFERENCE_CHANNELS[str(p.get("rc", "R.2"))]
     sf = int(p.get("subframe", 1))
@@ -373,11 +385,8 @@ def _rx_grid(p: dict, rng: np.random.Generator) -> tuple:
     g = pdsch_capacity(cell, prbs, ref.qm)
     bits = rng.integers(0, 2, g).astype(np.uint8)
     grid = build_subframe(cell, prbs, modulate(bits, modulation_for_qm(ref.qm)), rng)
-    tx = ofdm_modulate(grid)
-    rx = tx if chan == "awgn" else multipath(tx, chan, float(p.get("doppler_hz", 5.0)), rng)  # type: ignore[arg-type]
-    rx = awgn(rx, 10 ** (-snr / 10), rng)
-    gain = AGC_TARGET_RMS / np.sqrt(np.mean(np.abs(rx) ** 2))
-    si, sq = quantise(rx.real * gain, IQ_SAMPLE), quantise(rx.imag * gain, IQ_SAMPLE)
+    doppler = float(p.get("doppler_hz", 5.0))
+    si, sq = _through_channel(ofdm_modulate(grid), chan, doppler, snr, rng)
     p.update(
         rc=ref.name,
         subframe=sf,
@@ -594,16 +603,11 @@ def _receive_subframe(
     """Transmit a codeword in one subframe, pass it through the channel (profile, Doppler, SNR)
     and receive it with the fixed-point chain of refmodels.e2e.run_e2e (fixed=True), step by
     step up to the descrambled codeword LLRs (TS 36.211 6.3-6.12, TS 36.101 B.2)."""
-    from refmodels.e2e import AGC_TARGET_RMS
 
     chan, doppler, snr, method = channel
     c_init = pdsch_c_init(cell.n_rnti, cell.n_cell_id, cell.subframe)
     grid = build_subframe(cell, prbs, modulate(scramble(codeword, c_init), mod), rng)
-    tx = ofdm_modulate(grid)
-    faded = tx if chan == "awgn" else multipath(tx, chan, doppler, rng)  # type: ignore[arg-type]
-    rx = awgn(faded, 10 ** (-snr / 10), rng)
-    gain = AGC_TARGET_RMS / np.sqrt(np.mean(np.abs(rx) ** 2))
-    si, sq = quantise(rx.real * gain, IQ_SAMPLE), quantise(rx.imag * gain, IQ_SAMPLE)
+    si, sq = _through_channel(ofdm_modulate(grid), chan, doppler, snr, rng)
     gi, gq = ofdm_demodulate_fixed(si, sq)
     hi, hq, n0 = estimate_channel_fixed(gi, gq, cell)
     yi, yq = extract_pdsch(gi, cell, prbs), extract_pdsch(gq, cell, prbs)
