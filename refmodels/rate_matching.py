@@ -11,6 +11,8 @@ from functools import cache, lru_cache
 
 import numpy as np
 
+from refmodels.ue_category import CAT1
+
 C_SUBBLOCK = 32
 # Inter-column permutation pattern, TS 36.212 Table 5.1.4-1.
 PERM_PATTERN = np.array(
@@ -51,9 +53,9 @@ PERM_PATTERN = np.array(
 )
 
 # Cat-1 UE soft buffer (TS 36.306 Table 4.1-1) and FDD HARQ process count (TS 36.213 7).
-N_SOFT_CAT1 = 250368
-M_DL_HARQ_FDD = 8
-M_LIMIT = 8
+N_SOFT_CAT1 = CAT1.total_soft_channel_bits
+M_DL_HARQ_FDD = CAT1.harq_processes
+M_LIMIT = CAT1.m_limit
 
 
 def n_ir_bits(n_soft: int = N_SOFT_CAT1, k_mimo: int = 1, m_dl_harq: int = M_DL_HARQ_FDD) -> int:

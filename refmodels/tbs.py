@@ -1,59 +1,102 @@
 """Modulation and TBS index (TS 36.213 Table 7.1.7.1-1) and transport block size lookup
-(TS 36.213 Table 7.1.7.2.1-1).
+(TS 36.213 Table 7.1.7.2.1-1, single layer).
 
-Only part of Table 7.1.7.2.1-1 is typed in (entries needed by the reference channels and a few
-more that other 3GPP tables confirm).  Lookups outside the typed
-part raise ``KeyError`` rather than guessing.
+The TBS figures live in `tbs_table_36213.json` beside this module, with their source stated in
+the file; they are data of the specification, not computed.
 """
 
 from __future__ import annotations
 
-# Typed-in entries of TS 36.213 Table 7.1.7.2.1-1, keyed (I_TBS, N_PRB).  I_TBS 14 entries are
-# cross-referenced by the 16QAM MCS-15 fixed reference channels of TS 36.104 Annex A.13, the
-# (5, 25) and (5, 50) entries by the QPSK R=1/3 channels of TS 36.104 A.1 and TS 36.101 R.2.
-_TBS: dict[tuple[int, int], int] = {
-    (0, 1): 16,
-    (0, 2): 32,
-    (0, 3): 56,
-    (0, 4): 88,
-    (0, 5): 120,
-    (0, 6): 152,
-    (0, 7): 176,
-    (0, 8): 208,
-    (0, 9): 224,
-    (0, 10): 256,
-    (0, 50): 1384,
-    (1, 50): 1800,
-    (2, 50): 2216,
-    (3, 50): 2856,
-    (4, 50): 3624,
-    (5, 25): 2216,
-    (5, 50): 4392,
-    (14, 6): 1736,
-    (14, 15): 4264,
-    (14, 25): 7224,
-    (14, 50): 14112,
-    (14, 75): 21384,
-    (14, 100): 28336,
-}
+import json
+from functools import cache
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+from refmodels.ue_category import CAT1, UeCategory, check_transport_blocks
+
+TABLE_FILE = Path(__file__).with_name("tbs_table_36213.json")
+I_MCS_MAX = 31
+MODULATION = {2: "QPSK", 4: "16QAM", 6: "64QAM"}
+
+
+class TbsTable(BaseModel):
+    """Table 7.1.7.2.1-1 as stored: one row of TBS per I_TBS, one column per N_PRB."""
+
+    model_config = ConfigDict(frozen=True)
+
+    what: str
+    source: str
+    note: str
+    n_prb: list[int]
+    tbs: dict[int, list[int]]
+
+    @model_validator(mode="after")
+    def _rectangular(self) -> TbsTable:
+        if self.n_prb != list(range(1, len(self.n_prb) + 1)):
+            raise ValueError("n_prb must run 1, 2, ... without gaps")
+        if sorted(self.tbs) != list(range(len(self.tbs))):
+            raise ValueError("I_TBS rows must run 0, 1, ... without gaps")
+        for i_tbs, row in self.tbs.items():
+            if len(row) != len(self.n_prb):
+                raise ValueError(f"I_TBS {i_tbs} has {len(row)} entries, not {len(self.n_prb)}")
+        return self
+
+
+@cache
+def table() -> TbsTable:
+    return TbsTable.model_validate(json.loads(TABLE_FILE.read_text()))
+
+
+class McsEntry(BaseModel):
+    """One row of TS 36.213 Table 7.1.7.1-1 (PDSCH, 64QAM table)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    i_mcs: int
+    qm: int
+    i_tbs: int | None  # None: reserved, a retransmission that reuses the initial TBS
+
+    @property
+    def modulation(self) -> str:
+        return MODULATION[self.qm]
+
+
+def mcs_entry(i_mcs: int) -> McsEntry:
+    """The (Q_m, I_TBS) row of I_MCS 0..31; 29..31 are reserved (modulation only)."""
+    if not 0 <= i_mcs <= I_MCS_MAX:
+        raise ValueError(f"I_MCS {i_mcs} is outside 0..{I_MCS_MAX}")
+    if i_mcs <= 9:
+        return McsEntry(i_mcs=i_mcs, qm=2, i_tbs=i_mcs)
+    if i_mcs <= 16:
+        return McsEntry(i_mcs=i_mcs, qm=4, i_tbs=i_mcs - 1)
+    if i_mcs <= 28:
+        return McsEntry(i_mcs=i_mcs, qm=6, i_tbs=i_mcs - 2)
+    return McsEntry(i_mcs=i_mcs, qm={29: 2, 30: 4, 31: 6}[i_mcs], i_tbs=None)
 
 
 def mcs_to_itbs(i_mcs: int) -> tuple[int, int]:
     """(Q_m, I_TBS) for PDSCH I_MCS 0..28 (TS 36.213 Table 7.1.7.1-1)."""
-    if 0 <= i_mcs <= 9:
-        return 2, i_mcs
-    if 10 <= i_mcs <= 16:
-        return 4, i_mcs - 1
-    if 17 <= i_mcs <= 28:
-        return 6, i_mcs - 2
-    raise ValueError("I_MCS 29..31 are reserved for retransmissions and carry no TBS")
+    entry = mcs_entry(i_mcs)
+    if entry.i_tbs is None:
+        raise ValueError("I_MCS 29..31 are reserved for retransmissions and carry no TBS")
+    return entry.qm, entry.i_tbs
 
 
 def transport_block_size(i_tbs: int, n_prb: int) -> int:
-    """TBS of TS 36.213 Table 7.1.7.2.1-1 for (I_TBS, N_PRB), from the typed-in part."""
-    return _TBS[(i_tbs, n_prb)]
+    """TBS of TS 36.213 Table 7.1.7.2.1-1 for (I_TBS, N_PRB)."""
+    t = table()
+    if i_tbs not in t.tbs:
+        raise ValueError(f"I_TBS {i_tbs} is outside 0..{len(t.tbs) - 1}")
+    if not 1 <= n_prb <= len(t.n_prb):
+        raise ValueError(f"N_PRB {n_prb} is outside 1..{len(t.n_prb)}")
+    return t.tbs[i_tbs][n_prb - 1]
 
 
-def typed_entries() -> dict[tuple[int, int], int]:
-    """All typed-in (I_TBS, N_PRB) -> TBS entries of Table 7.1.7.2.1-1."""
-    return dict(_TBS)
+def tbs_for_mcs(i_mcs: int, n_prb: int, category: UeCategory | None = CAT1) -> int:
+    """The TBS a DCI's (I_MCS, N_PRB) gives, refused beyond the UE category when one is given."""
+    _, i_tbs = mcs_to_itbs(i_mcs)
+    size = transport_block_size(i_tbs, n_prb)
+    if category is not None:
+        check_transport_blocks(size, category)
+    return size

@@ -1,4 +1,4 @@
-"""Segmentation (36.212 5.1.2), TBS and MCS (36.213 7.1.7) against 3GPP reference channels."""
+"""Segmentation (36.212 5.1.2) against the 3GPP reference channels."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 from refmodels.crc import crc_check
 from refmodels.qpp_table import VALID_K
 from refmodels.segmentation import desegment, segment, segmentation_params
-from refmodels.tbs import mcs_to_itbs, transport_block_size, typed_entries
 
 
 # (TBS, C, coded block size 3K+12) from the fixed reference channels of TS 36.104 A.1 / A.13 and
@@ -63,30 +62,3 @@ def test_segment_roundtrip_and_crc(b: int, seed: int) -> None:
     if seg.C > 1:
         assert all(crc_check(blk, "24B") for blk in blocks)
     assert np.array_equal(desegment(blocks, seg), bits)
-
-
-def test_tbs_entries() -> None:
-    assert transport_block_size(5, 50) == 4392  # R.2, 10 MHz QPSK R=1/3 (TS 36.101 A.3.3.1)
-    assert transport_block_size(14, 50) == 14112  # 16QAM MCS 15 (TS 36.104 A.13-4)
-    assert transport_block_size(0, 1) == 16
-    with pytest.raises(KeyError):
-        transport_block_size(26, 37)
-
-
-def test_tbs_values_segment_without_filler() -> None:
-    # Table 7.1.7.2.1-1 was built so that TBS + CRC segments with no filler bits (F = 0).
-    for (_, n_prb), tbs in typed_entries().items():
-        if tbs + 24 >= 40:
-            assert segmentation_params(tbs + 24).F == 0, (n_prb, tbs)
-        assert tbs % 8 == 0
-
-
-def test_mcs_table() -> None:
-    assert mcs_to_itbs(0) == (2, 0)
-    assert mcs_to_itbs(9) == (2, 9)
-    assert mcs_to_itbs(10) == (4, 9)
-    assert mcs_to_itbs(16) == (4, 15)
-    assert mcs_to_itbs(17) == (6, 15)
-    assert mcs_to_itbs(28) == (6, 26)
-    with pytest.raises(ValueError):
-        mcs_to_itbs(29)
