@@ -154,7 +154,7 @@ class RunReader:
         if out.pdk_version is None and sources.is_file():
             out.pdk_version = (self.read_text(sources, out) or "").strip()[:120] or None
         resolved = root / "resolved.json"
-        if resolved.is_file() and "resolved.json" not in " ".join(out.files_read):
+        if resolved.is_file():
             self._resolved(resolved, out)
         config_tcl = root / "config.tcl"
         if config_tcl.is_file() and (out.pdk is None or out.clock_period_ns is None):
