@@ -52,6 +52,8 @@ class RunReader:
         )
         self._readers(found)(root, summary)
         self._provenance(root if root.is_dir() else root.parent, summary)
+        if not summary.files_read:
+            return _refused(_not_recognised(run_dir, root, found, summary))
         _totals(summary)
         summary.summary = _one_line(summary)
         return summary
@@ -376,12 +378,20 @@ def _fill(out: RunSummary, field: str, value: object) -> None:
         setattr(out, field, value)
 
 
-def _not_recognised(run_dir: str, root: Path) -> InvalidInput:
+def _not_recognised(
+    run_dir: str,
+    root: Path,
+    found: Detection | None = None,
+    tried: RunSummary | None = None,
+) -> InvalidInput:
     listing = ", ".join(seen(root)) or "nothing"
+    what = "is not an OpenLane output read_reports knows"
+    if found is not None:
+        what = f"looks like a {found.describe()} but no report in it could be read"
+        if tried is not None and tried.notes:
+            what += " (" + "; ".join(f"{n.file}: {n.message}" for n in tried.notes[:5]) + ")"
     return InvalidInput(
-        f"run_dir: '{run_dir}' is not an OpenLane output read_reports knows. Looked for: "
-        + "; ".join(LOOKED_FOR)
-        + f". Saw: {listing}",
+        f"run_dir: '{run_dir}' {what}. Looked for: " + "; ".join(LOOKED_FOR) + f". Saw: {listing}",
         argument="run_dir",
         hint="Pass runs/<tag>, its final/ folder, a Caravel signoff/<design>/ folder, or a "
         "metrics.csv / metrics.json file.",
@@ -442,8 +452,8 @@ def from_ol2_metrics(table: MetricTable, out: RunSummary) -> None:
             )
     out.corners = sorted(corners.values(), key=lambda c: c.corner)
     out.instance_area_um2 = finite(g("design__instance__area"))
-    out.die_area_um2 = finite(g("design__die__area"))
-    out.core_area_um2 = finite(g("design__core__area"))
+    out.die_area_um2 = finite(g("design__die__area")) or table.box_area("design__die__bbox")
+    out.core_area_um2 = finite(g("design__core__area")) or table.box_area("design__core__bbox")
     util = finite(g("design__instance__utilization"))
     out.utilization_pct = round(util * 100, 3) if util is not None and util <= 1.5 else util
     out.wirelength_um = finite(g("route__wirelength"))

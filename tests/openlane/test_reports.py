@@ -279,6 +279,20 @@ def test_caravel_signoff_openlane2_timing_reports(api: OpenLaneApi, tmp_path: Pa
     assert corners["nom_tt_025C_1v80"].hold_ws_ns == pytest.approx(0.21)  # metrics first
     assert summary.worst_setup_slack_ns == pytest.approx(5.05)
     assert summary.utilization_pct == pytest.approx(38.0)
+    assert summary.die_area_um2 == pytest.approx(2800.0 * 1760.0)
+    assert summary.core_area_um2 == pytest.approx((2794.04 - 5.52) * (1748.96 - 10.88))
+    assert not summary.notes  # bounding boxes are values, not junk
+
+
+def test_signoff_folder_with_nothing_readable_is_refused(api: OpenLaneApi, tmp_path: Path) -> None:
+    (tmp_path / "signoff" / "caravel" / "openlane-signoff").mkdir(parents=True)
+    (tmp_path / "signoff" / "caravel" / "openlane-signoff" / ".gitignore").write_text("*\n")
+    refused = api.read_reports("signoff/caravel")
+    assert refused.status == Status.INVALID_INPUT and refused.error is not None
+    assert "no report in it could be read" in refused.error.message
+    assert (
+        "Looked for:" in refused.error.message and "Saw: openlane-signoff/" in refused.error.message
+    )
 
 
 def test_final_folder_and_bare_metrics_files(api: OpenLaneApi, tmp_path: Path) -> None:
