@@ -493,8 +493,17 @@ def _totals(out: RunSummary) -> None:
         out.utilization_pct = round(100.0 * out.instance_area_um2 / out.core_area_um2, 3)
 
 
+_LAYOUT_WORDS = {
+    "openlane2_run": "run",
+    "openlane1_run": "run",
+    "openlane2_final": "final/ folder",
+    "caravel_signoff": "Caravel signoff folder",
+    "metrics_file": "metrics file",
+}
+
+
 def _one_line(out: RunSummary) -> str:
-    what = (out.layout or "run").replace("_", " ")
+    what = _LAYOUT_WORDS.get(out.layout or "", "run")
     parts = [f"{out.flavor} {what}, flow {out.flow_status}"]
     if out.failed_step:
         parts.append(f"failed at {out.failed_step}")
