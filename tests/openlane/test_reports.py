@@ -335,9 +335,15 @@ def test_links_out_of_the_workspace_are_not_read(api: OpenLaneApi, tmp_path: Pat
     (run / "error.log").symlink_to("/etc/passwd")
     (run / "resolved.json").unlink()
     (run / "resolved.json").symlink_to(secret)
+    planted = outside / "99-openroad-stapostpnr"
+    planted.mkdir()
+    (planted / "summary.rpt").write_text(
+        runfolders.sta_summary({"secret_corner": {"setup_ws": -42.0}})
+    )
+    (run / "99-openroad-stapostpnr").symlink_to(planted)
     summary = api.read_reports("runs/RUN_2026")
     dumped = summary.model_dump_json()
-    assert "secret_key" not in dumped and "4242" not in dumped
+    assert "secret_key" not in dumped and "4242" not in dumped and "secret_corner" not in dumped
     assert "root:" not in dumped and "/etc/passwd" not in dumped and str(outside) not in dumped
     unread = {n.file for n in summary.notes if "outside the workspace" in n.message}
     assert {"runs/RUN_2026/final/metrics.json", "runs/RUN_2026/error.log"} <= unread
