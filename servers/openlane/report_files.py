@@ -9,9 +9,9 @@ from __future__ import annotations
 import csv
 import io
 import re
-from dataclasses import dataclass
 
 from .report_values import finite
+from .sta import StaFigures
 
 # -- STA summary table (OpenLane 2's MultiCornerSTA summary.rpt, a rich table) ---------------
 # Columns are told apart by their header text, so both the 13-column table of OpenLane 2.3 and
@@ -100,17 +100,10 @@ _STA_VALUE = re.compile(r"^(tns|wns|worst slack)\s+(-?[\d.]+(?:[eE][-+]?\d+)?)\s
 _CORNER_VALUE = re.compile(r"^([\w.]+):\s*(-?[\d.]+(?:[eE][-+]?\d+)?)\s*$")
 
 
-@dataclass
-class StaText:
-    setup_ws: float | None = None
-    hold_ws: float | None = None
-    tns: float | None = None
-    wns: float | None = None
-
-
-def parse_sta_text(text: str) -> StaText:
-    """report_tns / report_wns / report_worst_slack -max / -min sections, one value each."""
-    found = StaText()
+def parse_sta_text(text: str) -> StaFigures:
+    """report_tns / report_worst_slack -max / -min sections, one value each (report_wns is
+    the same figure clamped at zero)."""
+    found = StaFigures()
     section = ""
     for raw in text.splitlines():
         line = raw.strip()
@@ -122,13 +115,11 @@ def parse_sta_text(text: str) -> StaText:
             continue
         value = finite(float(match.group(2)))
         if section == "worst_slack-max":
-            found.setup_ws = value
+            found.worst_setup_ns = value
         elif section == "worst_slack-min":
-            found.hold_ws = value
+            found.worst_hold_ns = value
         elif section == "tns":
-            found.tns = value
-        elif section == "wns":
-            found.wns = value
+            found.tns_ns = value
     return found
 
 

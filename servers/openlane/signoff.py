@@ -85,9 +85,9 @@ def _timing(reader: RunReader, signoff: Path, out: RunSummary) -> None:
             out,
             _corner_name(path),
             reader.shown(path),
-            setup_ws_ns=found.setup_ws,
-            hold_ws_ns=found.hold_ws,
-            setup_tns_ns=found.tns,
+            setup_ws_ns=found.worst_setup_ns,
+            hold_ws_ns=found.worst_hold_ns,
+            setup_tns_ns=found.tns_ns,
         )
 
 
