@@ -1,4 +1,8 @@
-"""generate_config: an OpenLane 2 config.json with dir:: paths, checked before it is written."""
+"""generate_config: an OpenLane 2 config.json with dir:: paths, checked before it is written.
+
+Names are checked against OpenLane 2's own variable table (config_vars), values against its
+declared types and this server's rules (config_values); nothing is written unless all pass.
+"""
 
 from __future__ import annotations
 
@@ -13,65 +17,22 @@ from servers.core.models import Status
 from servers.core.sv import inputs
 from servers.core.workspace import InvalidInput, Workspace, atomic_write
 
-from .config_vars import SYNTH_STRATEGIES, VARIABLES, Var
+from .config_values import ValueChecker, ValueProblem, dir_path
+from .config_vars import DEPRECATED, IDENTIFIER, PDK_LIBRARIES, SYNTH_STRATEGIES, VARIABLES
 from .models import ConfigResult, InputProblem
 
 CONFIG_NAME = "config.json"
 
 
-def check_value(name: str, value: Any) -> str | None:
-    """Why `value` does not fit variable `name`, or None when it does."""
-    var = VARIABLES.get(name)
-    if var is None:
-        close = difflib.get_close_matches(name, list(VARIABLES), n=1)
-        return f"unknown variable {name}" + (f" (did you mean {close[0]}?)" if close else "")
-    return _type_problem(var, value)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _type_problem(var: Var, value: Any) -> str | None:
-    kind = var.kind
-    if kind in ("str", "path"):
-        ok = isinstance(value, str) and value.strip() != ""
-        return None if ok else f"expected a non-empty string, got {value!r}"
-    if kind == "bool":
-        return None if isinstance(value, bool) else f"expected true or false, got {value!r}"
-    if kind == "int":
-        if not isinstance(value, int) or isinstance(value, bool):
-            return f"expected an integer, got {value!r}"
-        return _range(var, value)
-    if kind == "number":
-        if not _is_number(value):
-            return f"expected a number, got {value!r}"
-        return _range(var, float(value))
-    if kind == "choice":
-        return None if value in var.choices else f"expected one of {', '.join(var.choices)}"
-    if kind in ("paths", "strs"):
-        ok = isinstance(value, list) and all(isinstance(v, str) and v for v in value)
-        return None if ok else f"expected a list of strings, got {value!r}"
-    if kind == "str_or_strs":
-        if isinstance(value, str) and value:
-            return None
-        ok = isinstance(value, list) and value and all(isinstance(v, str) and v for v in value)
-        return None if ok else f"expected a name or a list of names, got {value!r}"
-    if kind == "box":
-        ok = isinstance(value, list) and len(value) == 4 and all(_is_number(v) for v in value)
-        return None if ok else f"expected [x0, y0, x1, y1] in um, got {value!r}"
-    return f"unsupported kind {kind}"
-
-
-def _range(var: Var, value: float) -> str | None:
-    if var.low is not None and value < var.low or var.high is not None and value > var.high:
-        return f"{value} is outside [{var.low}, {var.high}]"
-    return None
-
-
-def dir_path(design_dir: Path, path: Path) -> str:
-    """OpenLane 2's `dir::` form: relative to the design directory."""
-    return "dir::" + Path(os.path.relpath(path, design_dir)).as_posix()
+def unknown_variable(name: str) -> str | None:
+    """Why `name` is not an OpenLane 2 variable (with the nearest names), or None."""
+    if name in VARIABLES:
+        return None
+    if name in DEPRECATED:
+        return f"{name} is the deprecated name of {DEPRECATED[name]}: use {DEPRECATED[name]}"
+    close = difflib.get_close_matches(name, list(VARIABLES), n=3, cutoff=0.6)
+    nearest = f" (did you mean {', '.join(close)}?)" if close else ""
+    return f"unknown variable {name}{nearest}"
 
 
 class ConfigWriter:
@@ -102,10 +63,11 @@ class ConfigWriter:
                 where = Path(os.path.commonpath([f.parent for f in files]))
         except InvalidInput as exc:
             return _refused([InputProblem(message=str(exc), argument=exc.argument, hint=exc.hint)])
-        if not isinstance(design_name, str) or not inputs.IDENTIFIER.match(design_name):
+        if not isinstance(design_name, str) or not IDENTIFIER.fullmatch(design_name):
             problems.append(
                 InputProblem(
-                    message=f"'{design_name}' is not a module name", argument="design_name"
+                    message=f"'{design_name}' is not a module name (rule: an identifier)",
+                    argument="design_name",
                 )
             )
         if not isinstance(target_density, int | float) or not 0 < float(target_density) <= 1:
@@ -124,6 +86,7 @@ class ConfigWriter:
                     argument="synth_strategy",
                 )
             )
+        problems += _pdk_problems(pdk, std_cell_library)
         config: dict[str, Any] = {
             "DESIGN_NAME": design_name,
             "VERILOG_FILES": [dir_path(where, f) for f in files],
@@ -140,23 +103,39 @@ class ConfigWriter:
         if extra is not None and not isinstance(extra, Mapping):
             problems.append(InputProblem(message="extra: expected an object", argument="extra"))
         for name, value in dict(extra or {}).items():
-            if name in ("DESIGN_NAME", "VERILOG_FILES"):
+            if name in _ARGUMENTS or name == "VERILOG_FILES":
+                own = _ARGUMENTS.get(name, "verilog_files")
                 problems.append(
-                    InputProblem(message=f"{name} comes from its own argument", argument="extra")
+                    InputProblem(
+                        message=f"{name} comes from its own argument {own}",
+                        argument=f"extra.{name}",
+                    )
+                )
+                continue
+            unknown = unknown_variable(str(name))
+            if unknown is not None:
+                problems.append(
+                    InputProblem(
+                        message=unknown,
+                        argument=f"extra.{name}",
+                        hint="Names are OpenLane 2's own variables (its documentation's "
+                        "'Configuration variables' list).",
+                    )
                 )
                 continue
             config[name] = value
+        checker = ValueChecker(self.workspace, where)
         for name, value in config.items():
-            if name == "CLOCK_PERIOD" and _is_number(value) and value <= 0:
-                problem: str | None = "must be greater than 0"
-            else:
-                problem = check_value(name, value)
-            if problem and not any(p.argument == _argument(name) for p in problems):
+            if name == "VERILOG_FILES" or any(p.argument == _argument(name) for p in problems):
+                continue
+            try:
+                config[name] = checker.check(name, value)
+            except ValueProblem as exc:
                 problems.append(
                     InputProblem(
-                        message=f"{name}: {problem}",
+                        message=str(exc),
                         argument=_argument(name),
-                        hint=VARIABLES[name].description if name in VARIABLES else None,
+                        hint=_hint(name),
                     )
                 )
         if problems:
@@ -183,6 +162,31 @@ _ARGUMENTS = {
     "PDK": "pdk",
     "STD_CELL_LIBRARY": "std_cell_library",
 }
+
+
+def _hint(name: str) -> str:
+    var = VARIABLES[name]
+    unit = f" ({var.units})" if var.units else ""
+    return f"{name}{unit}: {var.description}"
+
+
+def _pdk_problems(pdk: Any, library: Any) -> list[InputProblem]:
+    if pdk not in PDK_LIBRARIES:
+        return [
+            InputProblem(
+                message=f"pdk {pdk!r} is not one of {', '.join(PDK_LIBRARIES)} (rule: known PDKs)",
+                argument="pdk",
+            )
+        ]
+    if library not in PDK_LIBRARIES[pdk]:
+        return [
+            InputProblem(
+                message=f"std_cell_library {library!r} is not a library of {pdk}: "
+                f"{', '.join(PDK_LIBRARIES[pdk])} (rule: known standard-cell libraries)",
+                argument="std_cell_library",
+            )
+        ]
+    return []
 
 
 def _argument(name: str) -> str:

@@ -1,79 +1,112 @@
-"""The OpenLane 2 configuration variables generate_config writes or accepts, with their types.
+"""Every OpenLane 2 configuration variable, as OpenLane 2 itself declares it.
 
-A subset of the documented Classic-flow variables: the ones an agent tunes between runs.
-Kinds: str, int, number, bool, path, paths, strs, str_or_strs, choice, box (4 numbers, um).
+`ol2_variables.json` is generated from the installed OpenLane's metadata by
+`ol2_variables_gen.py` (see its docstring); a test regenerates it and fails on any drift. Here it
+is read once, and the few facts OpenLane does not declare are added: the PDKs and standard-cell
+libraries it supports, the ranges this server refuses beyond the types, and which variables
+name ports or nets.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+TABLE_PATH = Path(__file__).with_name("ol2_variables.json")
+
+# The PDK families OpenLane 2.3 ships configurations for, and their standard-cell libraries.
+PDK_LIBRARIES: dict[str, tuple[str, ...]] = {
+    "sky130A": ("sky130_fd_sc_hd", "sky130_fd_sc_hdll", "sky130_fd_sc_hs", "sky130_fd_sc_ms",
+                "sky130_fd_sc_ls", "sky130_fd_sc_hvl"),
+    "sky130B": ("sky130_fd_sc_hd", "sky130_fd_sc_hdll", "sky130_fd_sc_hs", "sky130_fd_sc_ms",
+                "sky130_fd_sc_ls", "sky130_fd_sc_hvl"),
+    **{
+        f"gf180mcu{v}": ("gf180mcu_fd_sc_mcu7t5v0", "gf180mcu_fd_sc_mcu9t5v0")
+        for v in "ABCD"
+    },
+}  # fmt: skip
+
+# Variables whose strings are port names (identifiers) or net names (identifiers joined by
+# '/' or '.' for hierarchy).
+PORT_VARIABLES = frozenset({"CLOCK_PORT"})
+NET_VARIABLES = frozenset({"CLOCK_NET", "VDD_NETS", "GND_NETS"})
+
+# Ranges refused beyond the declared types: values OpenLane would accept but no run can use.
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "CLOCK_PERIOD": (0.0, None),
+    "CLOCK_UNCERTAINTY_CONSTRAINT": (0.0, None),
+    "IO_DELAY_CONSTRAINT": (0.0, 100.0),
+    "OUTPUT_CAP_LOAD": (0.0, None),
+    "MAX_FANOUT_CONSTRAINT": (1.0, None),
+    "FP_CORE_UTIL": (1.0, 99.0),
+    "FP_ASPECT_RATIO": (0.05, 20.0),
+    "FP_PDN_VPITCH": (0.0, None),
+    "FP_PDN_HPITCH": (0.0, None),
+    "PL_TARGET_DENSITY_PCT": (1.0, 100.0),
+    "GPL_CELL_PADDING": (0.0, None),
+    "DPL_CELL_PADDING": (0.0, None),
+    "GRT_ADJUSTMENT": (0.0, 1.0),
+    "DRT_OPT_ITERS": (0.0, 64.0),
+}
 
 
 @dataclass(frozen=True)
 class Var:
-    kind: str
+    name: str
+    type: dict[str, Any]
     description: str
-    choices: tuple[str, ...] = ()
+    default: Any = None
+    units: str | None = None
+    owners: tuple[str, ...] = ()
+    deprecated_names: tuple[str, ...] = ()
     low: float | None = None
     high: float | None = None
 
+    @property
+    def choices(self) -> tuple[str, ...]:
+        inner = self.type["of"] if self.type["t"] == "optional" else self.type
+        return tuple(inner.get("values", ())) if inner["t"] in ("choice", "enum") else ()
 
-SYNTH_STRATEGIES = tuple(f"AREA {i}" for i in range(4)) + tuple(f"DELAY {i}" for i in range(5))
 
-VARIABLES: dict[str, Var] = {
-    # design
-    "DESIGN_NAME": Var("str", "top-level module name"),
-    "VERILOG_FILES": Var("paths", "design sources (dir:: relative to the design directory)"),
-    "VERILOG_INCLUDE_DIRS": Var("paths", "include directories for the sources"),
-    "VERILOG_DEFINES": Var("strs", "preprocessor defines, NAME or NAME=value"),
-    "SYNTH_PARAMETERS": Var("strs", "top-level parameter overrides, NAME=value"),
-    "PDK": Var("str", "process design kit, e.g. sky130A or gf180mcuD"),
-    "STD_CELL_LIBRARY": Var("str", "standard-cell library, e.g. sky130_fd_sc_hd"),
-    # clock and constraints
-    "CLOCK_PORT": Var("str_or_strs", "clock port name(s)"),
-    "CLOCK_NET": Var("str_or_strs", "net driving the root clock buffer"),
-    "CLOCK_PERIOD": Var("number", "clock period, ns", low=0.0),
-    "PNR_SDC_FILE": Var("path", "SDC used during place and route"),
-    "SIGNOFF_SDC_FILE": Var("path", "SDC used for signoff STA"),
-    "CLOCK_UNCERTAINTY_CONSTRAINT": Var("number", "clock uncertainty, ns", low=0.0),
-    "IO_DELAY_CONSTRAINT": Var("number", "I/O delay, % of the clock period", low=0.0, high=100.0),
-    "OUTPUT_CAP_LOAD": Var("number", "output load, fF", low=0.0),
-    "MAX_FANOUT_CONSTRAINT": Var("int", "maximum fanout", low=1),
-    # synthesis
-    "SYNTH_STRATEGY": Var("choice", "ABC strategy", SYNTH_STRATEGIES),
-    "SYNTH_HIERARCHY_MODE": Var("choice", "hierarchy", ("flatten", "deferred_flatten", "keep")),
-    "SYNTH_SIZING": Var("bool", "ABC gate sizing"),
-    "SYNTH_ABC_BUFFERING": Var("bool", "ABC buffering"),
-    "SYNTH_ELABORATE_ONLY": Var("bool", "elaborate without mapping"),
-    "RUN_LINTER": Var("bool", "Verilator lint step"),
-    # floorplan
-    "FP_SIZING": Var("choice", "die sizing", ("absolute", "relative")),
-    "FP_CORE_UTIL": Var("number", "core utilisation, %", low=1.0, high=99.0),
-    "FP_ASPECT_RATIO": Var("number", "core height / width", low=0.05, high=20.0),
-    "DIE_AREA": Var("box", "die box x0 y0 x1 y1, um (FP_SIZING absolute)"),
-    "CORE_AREA": Var("box", "core box x0 y0 x1 y1, um"),
-    "FP_PDN_VPITCH": Var("number", "PDN vertical strap pitch, um", low=0.0),
-    "FP_PDN_HPITCH": Var("number", "PDN horizontal strap pitch, um", low=0.0),
-    "FP_PDN_MULTILAYER": Var("bool", "PDN on two layers"),
-    # placement
-    "PL_TARGET_DENSITY_PCT": Var("number", "global placement density, %", low=1.0, high=100.0),
-    "GPL_CELL_PADDING": Var("number", "global placement padding, sites", low=0.0),
-    "DPL_CELL_PADDING": Var("number", "detailed placement padding, sites", low=0.0),
-    "PL_RESIZER_HOLD_SLACK_MARGIN": Var("number", "hold repair margin after placement, ns"),
-    "DESIGN_REPAIR_MAX_WIRE_LENGTH": Var("number", "max wire length before buffering, um"),
-    # routing
-    "GRT_ADJUSTMENT": Var("number", "global routing capacity reduction", low=0.0, high=1.0),
-    "GRT_ALLOW_CONGESTION": Var("bool", "let global routing finish congested"),
-    "GRT_RESIZER_HOLD_SLACK_MARGIN": Var("number", "hold repair margin after routing, ns"),
-    "DRT_OPT_ITERS": Var("int", "detailed routing optimisation iterations", low=0, high=64),
-    "RT_MAX_LAYER": Var("str", "top routing layer"),
-    "RUN_HEURISTIC_DIODE_INSERTION": Var("bool", "antenna diodes by heuristic"),
-    "DIODE_ON_PORTS": Var("choice", "antenna diodes on ports", ("none", "in", "out", "both")),
-    # signoff
-    "RUN_MAGIC_DRC": Var("bool", "Magic DRC"),
-    "RUN_KLAYOUT_DRC": Var("bool", "KLayout DRC"),
-    "RUN_IRDROP_REPORT": Var("bool", "IR drop report"),
-    "MAGIC_DRC_USE_GDS": Var("bool", "Magic DRC on the GDS"),
-    "ERROR_ON_MAGIC_DRC": Var("bool", "fail the flow on Magic DRC errors"),
-    "ERROR_ON_LVS_ERROR": Var("bool", "fail the flow on LVS errors"),
-}
+@cache
+def table() -> dict[str, Any]:
+    return json.loads(TABLE_PATH.read_text(encoding="utf-8"))
+
+
+def _load() -> dict[str, Var]:
+    found: dict[str, Var] = {}
+    for name, entry in table()["variables"].items():
+        low, high = RANGES.get(name, (None, None))
+        found[name] = Var(
+            name=name,
+            type=entry["type"],
+            description=entry["description"],
+            default=entry["default"],
+            units=entry["units"],
+            owners=tuple(entry["owners"]),
+            deprecated_names=tuple(entry["deprecated_names"]),
+            low=low,
+            high=high,
+        )
+    return found
+
+
+VARIABLES: dict[str, Var] = _load()
+DEPRECATED: dict[str, str] = {old: v.name for v in VARIABLES.values() for old in v.deprecated_names}
+SYNTH_STRATEGIES: tuple[str, ...] = VARIABLES["SYNTH_STRATEGY"].choices
+OPENLANE_VERSION: str = table()["openlane_version"]
+IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_NET = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:[/.][A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+def name_rule(name: str) -> tuple[re.Pattern[str], str] | None:
+    """The pattern a variable's strings must match, and the rule's name, if it has one."""
+    if name in PORT_VARIABLES:
+        return IDENTIFIER, "port names are identifiers"
+    if name in NET_VARIABLES:
+        return _NET, "net names are identifiers, '/' or '.' between hierarchy levels"
+    return None

@@ -50,6 +50,14 @@ class MetricTable:
                 found[mods[modifier]] = value
         return found
 
+    def box_area(self, base: str) -> float | None:
+        """Area of a bounding-box metric ("x0 y0 x1 y1")."""
+        raw = self.values.get(base)
+        box = _numbers(raw) if isinstance(raw, str) else None
+        if box is None or len(box) != 4:
+            return None
+        return round((box[2] - box[0]) * (box[3] - box[1]), 6)
+
     def last_iteration(self, base: str) -> float | None:
         """A metric reported per iteration (`__iter:N`): the value of the highest N."""
         per_iter = self.by_modifier(base, "iter")
@@ -73,11 +81,20 @@ def _number(raw: Any) -> float | None:
     return None
 
 
+def _numbers(raw: Any) -> list[float] | None:
+    """A string of several numbers (`design__die__bbox`: "x0 y0 x1 y1"), else None."""
+    parts = raw.split() if isinstance(raw, str) else []
+    values = [_number(p) for p in parts]
+    return [v for v in values if v is not None] if len(parts) > 1 and None not in values else None
+
+
 def _add(table: MetricTable, name: str, raw: Any) -> None:
     value = _number(raw)
     if isinstance(value, float):
         table.values[name] = value
-    else:  # every OpenLane 2 metric is a number; anything else is reported, not guessed
+    elif _numbers(raw) is not None:
+        table.values[name] = " ".join(str(raw).split())
+    else:  # OpenLane 2 metrics are numbers or bounding boxes; anything else is reported
         table.junk[name] = repr(raw)[:80]
 
 

@@ -121,8 +121,14 @@ class CriticalPath(BaseModel):
     stages: list[PathStage] = Field(default_factory=list)
 
 
+Layout = Literal[
+    "openlane2_run", "openlane2_final", "openlane1_run", "caravel_signoff", "metrics_file"
+]
+
+
 class RunSummary(BaseModel):
-    """One OpenLane run folder in one structure; None means the run did not report it."""
+    """One OpenLane run folder, final/ folder, Caravel signoff folder or metrics file in one
+    structure; None means the files did not report it."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -131,6 +137,12 @@ class RunSummary(BaseModel):
     error: InputProblem | None = None
     run_dir: str | None = None
     flavor: Literal["openlane2", "openlane1", "unknown"] = "unknown"
+    layout: Layout | None = Field(None, description="What run_dir was recognised as")
+    detected: str = Field("", description="What was found, and the files that told")
+    flow_version: str | None = Field(None, description="OpenLane version or commit, when given")
+    pdk: str | None = None
+    pdk_version: str | None = Field(None, description="e.g. open_pdks <commit> (PDK_SOURCES)")
+    std_cell_library: str | None = None
     flow_status: Literal["completed", "failed", "incomplete", "unknown"] = "unknown"
     failed_step: str | None = None
     last_step: str | None = None
@@ -152,6 +164,7 @@ class RunSummary(BaseModel):
     magic_drc_errors: int | None = None
     klayout_drc_errors: int | None = None
     lvs_errors: int | None = None
+    xor_differences: int | None = Field(None, description="GDS XOR (Magic vs KLayout) items")
     antenna_violating_nets: int | None = None
     antenna_violating_pins: int | None = None
     power_total_w: float | None = None

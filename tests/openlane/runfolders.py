@@ -261,3 +261,226 @@ def openlane1_run(root: Path, *, failed: bool = True) -> Path:
         "Number of pins violated: 4\nNumber of nets violated: 3\n"
     )
     return run
+
+
+# -- the other layouts read_reports knows -------------------------------------------------------
+
+
+def _rich(table: rich.table.Table, width: int) -> str:
+    buffer = io.StringIO()
+    rich.console.Console(file=buffer, width=width).print(table)
+    return buffer.getvalue()
+
+
+def _long_csv(metrics: dict) -> str:
+    """OpenLane 2's metrics.csv (State.save_snapshot): a Metric,Value row per metric."""
+    return "Metric,Value\n" + "".join(f"{k},{v}\n" for k, v in metrics.items())
+
+
+def openlane2_final(root: Path) -> Path:
+    """runs/<tag>/final/ as OpenLane 2 / LibreLane save it: metrics and one folder per view,
+    with the run's resolved.json beside it."""
+    run = root / "runs" / "LL_RUN"
+    final = run / "final"
+    for view in ("def", "gds", "lef", "nl", "odb", "pnl", "sdc", "spef", "vh"):
+        (final / view).mkdir(parents=True)
+        (final / view / f"mac.{view}").write_text("")
+    metrics = ol2_metrics({"nom_tt_025C_1v80": 0.35, "nom_ss_100C_1v60": -1.31}, drc=0)
+    metrics["design__xor_difference__count"] = 0
+    (final / "metrics.json").write_text(json.dumps(metrics, indent=4))
+    (final / "metrics.csv").write_text(_long_csv(metrics))
+    resolved = {
+        "meta": {"version": 2, "flow": "Classic", "openlane_version": "2.3.10"},
+        "DESIGN_NAME": "mac",
+        "CLOCK_PERIOD": 2.0,
+        "PDK": "sky130A",
+        "STD_CELL_LIBRARY": "sky130_fd_sc_hd",
+    }
+    (run / "resolved.json").write_text(json.dumps(resolved))
+    return final
+
+
+# caravel_user_project's signoff/<design>/metrics.csv: OpenLane 1's wide table.
+CARAVEL_OL1_HEADER = (
+    "design,design_name,config,flow_status,total_runtime,routed_runtime,(Cell/mm^2)/Core_Util,"
+    "DIEAREA_mm^2,CellPer_mm^2,OpenDP_Util,Final_Util,Peak_Memory_Usage_MB,synth_cell_count,"
+    "tritonRoute_violations,Short_violations,MetSpc_violations,OffGrid_violations,"
+    "MinHole_violations,Other_violations,Magic_violations,pin_antenna_violations,"
+    "net_antenna_violations,lvs_total_errors,cvc_total_errors,klayout_violations,wire_length,"
+    "vias,wns,pl_wns,optimized_wns,fastroute_wns,spef_wns,tns,pl_tns,optimized_tns,"
+    "fastroute_tns,spef_tns,HPWL,CoreArea_um^2,critical_path_ns,suggested_clock_period,"
+    "suggested_clock_frequency,CLOCK_PERIOD,FP_CORE_UTIL,PL_TARGET_DENSITY,STD_CELL_LIBRARY,"
+    "SYNTH_STRATEGY"
+)
+
+STA_TEXT_SUMMARY = """
+===========================================================================
+report_tns
+============================================================================
+tns {tns:.2f}
+
+===========================================================================
+report_wns
+============================================================================
+wns {wns:.2f}
+
+===========================================================================
+report_worst_slack -max (Setup)
+============================================================================
+worst slack {setup:.2f}
+
+===========================================================================
+report_worst_slack -min (Hold)
+============================================================================
+worst slack {hold:.2f}
+"""
+
+XOR_XML = """<?xml version="1.0" encoding="utf-8"?>
+<report-database>
+ <description>XOR {design}.gds vs. {design}.klayout.gds</description>
+ <top-cell>{design}</top-cell>
+ <categories>
+  <category>
+   <name>68/20</name>
+   <description>XOR data for layer 68/20</description>
+  </category>
+ </categories>
+ <items>
+{items} </items>
+</report-database>
+"""
+
+
+def _xor(design: str, items: int) -> str:
+    one = "  <item>\n   <category>'68/20'</category>\n   <cell>{0}</cell>\n  </item>\n"
+    return XOR_XML.format(design=design, items=one.format(design) * items)
+
+
+def _irdrop_table(nominal: float, worst: float) -> str:
+    """OpenROAD's per-instance voltage table (OpenLane 1 signoff irdrop-<net>.rpt)."""
+    rows = ["Instance name,  X location,  Y location,  Voltage "]
+    for i, volts in enumerate((nominal, nominal - worst / 3, nominal - worst, nominal)):
+        rows.append(f"FILLER_0_{i}_100, {10.5 + i}, 20.4, {volts:g}")
+    return "\n".join(rows) + "\n"
+
+
+def caravel_signoff_ol1(root: Path) -> Path:
+    """signoff/<design>/ as caravel_user_project keeps an OpenLane 1 hardening."""
+    design = "user_proj_mac"
+    folder = root / "signoff" / design
+    signoff = folder / "openlane-signoff"
+    signoff.mkdir(parents=True)
+    values = (
+        f"/project/openlane/{design},{design},23_10_17_14_33,flow completed,0h7m9s0ms,"
+        "0h1m28s0ms,182.2,0.4,72.9,41.5,-1,1208.08,303,0,0,0,0,0,0,0,5,4,0,-1,-1,144927,3376,"
+        "0.0,-1,-1,-1,-1,0.0,-1,-1,-1,-1,256357794.0,240000.0,3.4,4.0,250.0,10,40,0.45,"
+        "sky130_fd_sc_hd,AREA 0"
+    )
+    (folder / "metrics.csv").write_text(CARAVEL_OL1_HEADER + "\n" + values + "\n")
+    (folder / "OPENLANE_VERSION").write_text("OpenLane 2735f415748673b261afc064003f741e908ea3d1\n")
+    (folder / "PDK_SOURCES").write_text("open_pdks 78b7bc32ddb4b6f14f76883c2e2dc5b5de9d1cbc\n")
+    (folder / "config.tcl").write_text(
+        f'set ::env(DESIGN_NAME) "{design}"\nset ::env(PDK) "sky130B"\n'
+        'set ::env(STD_CELL_LIBRARY) "sky130_fd_sc_hd"\nset ::env(CLOCK_PERIOD) "10"\n'
+    )
+    run = f"/project/openlane/{design}/runs/23_10_17_14_33"
+    (folder / "manufacturability.rpt").write_text(
+        f"Design Name: {design}\nRun Directory: {run}\n"
+        "----------------------------------------\n\nMagic DRC Summary:\n"
+        f"Source: {run}/reports/signoff/drc.rpt\nTotal Magic DRC violations is 0\n"
+        "----------------------------------------\n\nLVS Summary:\n"
+        f"Source: {run}/logs/signoff/42-{design}.lef.lvs.log\n"
+        "Number of nets: 618                        |Number of nets: 618\n"
+        "Design is LVS clean.\n----------------------------------------\n\n"
+        f"Antenna Summary:\nSource: {run}/logs/signoff/44-arc.log\n"
+        "Pin violations: 5\nNet violations: 4\n"
+    )
+    for index, corner, setup, hold in (
+        (30, "rcx_min", 8.10, 0.31),
+        (32, "rcx_max", 6.95, 0.52),
+        (34, "rcx_nom", 7.79, 0.45),
+    ):
+        step = signoff / f"{index}-sta-{corner}"
+        step.mkdir()
+        (step / "multi_corner_sta.summary.rpt").write_text(
+            STA_TEXT_SUMMARY.format(tns=0.0, wns=0.0, setup=setup, hold=hold)
+        )
+    (signoff / "35-irdrop-vccd1.rpt").write_text(_irdrop_table(1.8, 0.00021))
+    (signoff / "35-irdrop-vssd1.rpt").write_text(_irdrop_table(0.0, -0.00009))
+    (signoff / "38-xor.xml").write_text(_xor(design, 0))
+    (signoff / "lvs.rpt").write_text(
+        "Subcircuit summary:\nCircuit 1: user_proj_mac |Circuit 2: user_proj_mac\n"
+        "Number of devices: 2012 |Number of devices: 2012\n"
+        "Final result: Circuits match uniquely.\n"
+    )
+    (signoff / "44-antenna_violators.rpt").write_text(
+        "".join(
+            f"Partial/Required:  {ratio:.2f}, Required:    400.0, Partial:   {ratio * 400:.2f}, "
+            f"Net: {net}, Pin: {pin}, Layer: met3\n"
+            for ratio, net, pin in (
+                (2.23, "wb_clk_i", "_172_/A1"),
+                (1.81, "net142", "_451_/A"),
+                (1.81, "net142", "_450_/A"),
+                (1.68, "net89", "_261_/A"),
+                (1.01, "net77", "_281_/A"),
+            )
+        )
+    )
+    (signoff / "26-rcx_sta.power.rpt").write_text(POWER_RPT)
+    return folder
+
+
+def caravel_signoff_ol2(root: Path) -> Path:
+    """signoff/<design>/ of a Caravel project hardened with OpenLane 2: Metric,Value CSV and
+    timing-reports/ with the (older, 7-column) summary table and per-corner figures."""
+    design = "user_proj_fir"
+    folder = root / "signoff" / design
+    timing = folder / "openlane-signoff" / "timing-reports"
+    timing.mkdir(parents=True)
+    setup = {"nom_tt_025C_1v80": 5.92, "nom_ss_100C_1v60": 5.05, "nom_ff_n40C_1v95": 6.40}
+    metrics = ol2_metrics(setup, drc=0, util=0.38)
+    # Early OpenLane 2 gave the die and core as bounding boxes, not areas.
+    del metrics["design__die__area"], metrics["design__core__area"]
+    metrics["design__die__bbox"] = "0.0 0.0 2800.0 1760.0"
+    metrics["design__core__bbox"] = "5.52 10.88 2794.04 1748.96"
+    (folder / "metrics.csv").write_text(_long_csv(metrics))
+    (folder / "OPENLANE_VERSION").write_text("OpenLane 2.0.0rc2\n")
+    (folder / "PDK_SOURCES").write_text("open_pdks bdc9412b3e468c102d01b7cf6337be06ec6e9c9a\n")
+    table = rich.table.Table()
+    table.add_column("Corner/Group", max_width=15, no_wrap=True, overflow="ellipsis")
+    for name in (
+        "Hold Violations",
+        "of which reg-to-reg",
+        "Setup Violations",
+        "of which reg-to-reg",
+        "Max Cap Violations",
+        "Max Slew Violations",
+    ):
+        table.add_column(name, width=15)
+    table.add_row("Overall", "0", "0", "0", "0", "0", "88")
+    for corner in setup:
+        table.add_row(corner, "0", "0", "0", "0", "0", "88" if "ss" in corner else "0")
+        (timing / corner).mkdir()
+        (timing / corner / "ws.max.rpt").write_text(
+            "\n"
+            + "=" * 75
+            + "\nWorst Slack (Setup)\n"
+            + "=" * 76
+            + f"\n{corner}: {setup[corner]:.6f}\n"
+        )
+        (timing / corner / "ws.min.rpt").write_text(
+            "\n" + "=" * 75 + "\nWorst Slack (Hold)\n" + "=" * 76 + f"\n{corner}: 0.251200\n"
+        )
+        (timing / corner / "power.rpt").write_text(POWER_RPT)
+    (timing / "summary.rpt").write_text(_rich(table, 130))
+    return folder
+
+
+def bare_metrics(root: Path) -> tuple[Path, Path]:
+    """A metrics.json and a metrics.csv handed over on their own."""
+    folder = root / "shared"
+    folder.mkdir()
+    metrics = ol2_metrics({"nom_tt_025C_1v80": 0.12}, drc=3, util=0.52)
+    (folder / "metrics.json").write_text(json.dumps(metrics))
+    (folder / "metrics.csv").write_text(_long_csv(metrics))
+    return folder / "metrics.json", folder / "metrics.csv"

@@ -11,9 +11,10 @@ import pytest
 from servers.core.models import Status
 from servers.core.workspace import Workspace
 from servers.openlane.config_gen import ConfigWriter
-from servers.openlane.config_vars import VARIABLES
+from servers.openlane.config_vars import TABLE_PATH, VARIABLES
 
 OPENLANE_PY = Path(__file__).resolve().parents[2] / ".venv-openlane" / "bin" / "python"
+GENERATOR = TABLE_PATH.with_name("ol2_variables_gen.py")
 needs_openlane = pytest.mark.skipif(
     not OPENLANE_PY.exists(),
     reason=".venv-openlane is absent (python3 -m venv .venv-openlane && "
@@ -185,7 +186,24 @@ def test_openlane2_loader_rejects_what_we_reject(ws: Workspace) -> None:
 
 
 @needs_openlane
-def test_every_variable_we_accept_exists_in_openlane2() -> None:
+def test_variable_table_matches_the_installed_openlane() -> None:
+    """The committed table is exactly what the generator reads from OpenLane 2 today."""
+    done = subprocess.run(
+        [str(OPENLANE_PY), str(GENERATOR)], capture_output=True, text=True, timeout=300, check=True
+    )
+    live = json.loads(done.stdout)
+    committed = json.loads(TABLE_PATH.read_text())
+    assert live["openlane_version"] == committed["openlane_version"]
+    added = sorted(set(live["variables"]) - set(committed["variables"]))
+    removed = sorted(set(committed["variables"]) - set(live["variables"]))
+    assert not added and not removed, f"added {added}, removed {removed}: run {GENERATOR.name}"
+    changed = [n for n, v in live["variables"].items() if committed["variables"][n] != v]
+    assert not changed, f"type/default/units/owners changed for {changed}"
+    assert done.stdout == TABLE_PATH.read_text()
+
+
+@needs_openlane
+def test_every_classic_flow_variable_is_in_the_table() -> None:
     done = subprocess.run(
         [str(OPENLANE_PY), "-c", LOADER, "--names"],
         capture_output=True,
@@ -194,4 +212,97 @@ def test_every_variable_we_accept_exists_in_openlane2() -> None:
         check=True,
     )
     names = set(json.loads(done.stdout.strip().splitlines()[-1]))
-    assert set(VARIABLES) <= names, sorted(set(VARIABLES) - names)
+    assert len(names) > 300
+    assert names <= set(VARIABLES), sorted(names - set(VARIABLES))
+
+
+def test_table_types_units_defaults_and_owners() -> None:
+    assert len(VARIABLES) > 300
+    density = VARIABLES["PL_TARGET_DENSITY_PCT"]
+    assert density.units == "%" and "PL_TARGET_DENSITY" in density.deprecated_names
+    assert "step:OpenROAD.GlobalPlacement" in density.owners
+    assert VARIABLES["SYNTH_STRATEGY"].default == "AREA 0"
+    assert VARIABLES["DIE_AREA"].units == "µm"
+    assert VARIABLES["CLOCK_PORT"].owners == ("common:option",)
+    assert VARIABLES["VERILOG_FILES"].type == {"t": "list", "of": {"t": "path"}}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "argument", "rule"),
+    [
+        ({"extra": {"RT_MAX_LAYER": "met5[exec id]"}}, "extra.RT_MAX_LAYER", "Tcl brackets"),
+        ({"extra": {"VERILOG_DEFINES": ["A=1\nset x 2"]}}, "extra.VERILOG_DEFINES", "newlines"),
+        ({"extra": {"VERILOG_DEFINES": ["W=$::env(HOME)"]}}, "extra.VERILOG_DEFINES", "'$'"),
+        ({"extra": {"SYNTH_PARAMETERS": ["N=4; rm -rf ~"]}}, "extra.SYNTH_PARAMETERS", "shell"),
+        ({"extra": {"PNR_SDC_FILE": "/etc/passwd"}}, "extra.PNR_SDC_FILE", "inside the workspace"),
+        (
+            {"extra": {"PNR_SDC_FILE": "dir::../../../../../etc/passwd"}},
+            "extra.PNR_SDC_FILE",
+            "inside the workspace",
+        ),
+        (
+            {"extra": {"MACROS": {"ram": {"gds": ["/etc/passwd"], "lef": []}}}},
+            "extra.MACROS",
+            "inside the workspace",
+        ),
+        ({"extra": {"FP_PDN_VPITCH": "[exec id]"}}, "extra.FP_PDN_VPITCH", "type"),
+        ({"clock_port": "clk; reboot"}, "clock_port", "port names are identifiers"),
+        ({"extra": {"CLOCK_NET": "clk]"}}, "extra.CLOCK_NET", "net names"),
+        ({"pdk": "sky130Z"}, "pdk", "known PDKs"),
+        ({"std_cell_library": "gf180mcu_fd_sc_mcu7t5v0"}, "std_cell_library", "libraries"),
+        ({"design_name": "top$x"}, "design_name", "identifier"),
+    ],
+)
+def test_unsafe_values_are_refused_naming_variable_and_rule(
+    writer: ConfigWriter, ws: Workspace, kwargs: dict, argument: str, rule: str
+) -> None:
+    call = {"design_name": "counter", "verilog_files": ["hdl/counter/counter.sv"]}
+    call["clock_port"] = "clk"
+    call.update(kwargs)
+    result = writer.generate(**call)
+    assert result.status == Status.INVALID_INPUT
+    problem = next(p for p in result.problems if p.argument == argument)
+    assert rule in problem.message, problem.message
+    assert not (ws.root / "hdl" / "counter" / "config.json").exists()
+
+
+def test_link_out_of_the_workspace_is_refused(writer: ConfigWriter, ws: Workspace) -> None:
+    (ws.root / "hdl" / "counter" / "pnr.sdc").symlink_to("/etc/passwd")
+    result = writer.generate(
+        design_name="counter",
+        verilog_files=["hdl/counter/counter.sv"],
+        clock_port="clk",
+        extra={"PNR_SDC_FILE": "hdl/counter/pnr.sdc"},
+    )
+    assert result.status == Status.INVALID_INPUT
+    assert "outside the workspace" in result.problems[0].message
+
+
+def test_paths_become_dir_paths_and_names_get_neighbours(
+    writer: ConfigWriter, ws: Workspace
+) -> None:
+    (ws.root / "constraints").mkdir()
+    (ws.root / "constraints" / "counter.sdc").write_text("create_clock -period 10 clk\n")
+    result = writer.generate(
+        design_name="counter",
+        verilog_files=["hdl/counter/counter.sv"],
+        clock_port="clk",
+        extra={
+            "PNR_SDC_FILE": "constraints/counter.sdc",
+            "SIGNOFF_SDC_FILE": "dir::../../constraints/counter.sdc",
+            "FP_PDN_MULTILAYER": False,
+        },
+        write=False,
+    )
+    assert result.status == Status.PASS, result.summary
+    assert result.config["PNR_SDC_FILE"] == "dir::../../constraints/counter.sdc"
+    assert result.config["SIGNOFF_SDC_FILE"] == "dir::../../constraints/counter.sdc"
+    refused = writer.generate(
+        design_name="counter",
+        verilog_files=["hdl/counter/counter.sv"],
+        clock_port="clk",
+        extra={"PL_TARGET_DENSITY": 50, "GRT_ADJUSTMNT": 0.2},
+    )
+    messages = {p.argument: p.message for p in refused.problems}
+    assert "deprecated name of PL_TARGET_DENSITY_PCT" in messages["extra.PL_TARGET_DENSITY"]
+    assert "GRT_ADJUSTMENT" in messages["extra.GRT_ADJUSTMNT"]

@@ -1,4 +1,4 @@
-"""read_reports and advise on OpenLane 2 / OpenLane 1 run folders in the documented layouts."""
+"""read_reports and advise on every layout read_reports knows, built in their real shapes."""
 
 from __future__ import annotations
 
@@ -169,7 +169,10 @@ def test_not_a_run_folder_and_outside_workspace(api: OpenLaneApi, tmp_path: Path
     refused = api.read_reports("src")
     assert refused.status == Status.INVALID_INPUT
     assert refused.error is not None and refused.error.argument == "run_dir"
-    assert "not an OpenLane run folder" in refused.error.message
+    message = refused.error.message
+    assert "Looked for:" in message and "Saw: a.sv" in message
+    for wanted in ("runs/<tag>", "final/", "Caravel signoff", "metrics.csv or metrics.json"):
+        assert wanted in message, wanted
     assert api.read_reports("/etc").status == Status.INVALID_INPUT
     assert api.read_reports("missing/run").status == Status.INVALID_INPUT
     assert api.read_reports("src/a.sv").status == Status.INVALID_INPUT
@@ -213,3 +216,143 @@ def test_advise_refuses_bad_input(api: OpenLaneApi, tmp_path: Path) -> None:
     assert "worst_setup_slack_ns" in bad.error.message
     runfolders.openlane2_run(tmp_path)
     assert api.advise(run_dir="runs/RUN_2026", area_budget_um2=-5).status == Status.INVALID_INPUT
+
+
+LAYOUTS = {
+    "openlane2_run": lambda root: runfolders.openlane2_run(root),
+    "openlane2_final": runfolders.openlane2_final,
+    "openlane1_run": lambda root: runfolders.openlane1_run(root, failed=False),
+    "caravel_signoff": runfolders.caravel_signoff_ol1,
+    "metrics_file": lambda root: runfolders.bare_metrics(root)[0],
+}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_every_layout_is_detected_and_summarised(
+    api: OpenLaneApi, tmp_path: Path, layout: str
+) -> None:
+    where = LAYOUTS[layout](tmp_path)
+    summary = api.read_reports(str(where.relative_to(tmp_path)))
+    assert summary.status == Status.PASS, summary.summary
+    assert summary.layout == layout
+    assert summary.detected and summary.files_read
+    assert summary.worst_setup_slack_ns is not None
+    assert summary.utilization_pct is not None
+    assert summary.route_drc_errors is not None or summary.magic_drc_errors is not None
+    assert summary.antenna_violating_nets is not None
+
+
+def test_caravel_signoff_openlane1(api: OpenLaneApi, tmp_path: Path) -> None:
+    runfolders.caravel_signoff_ol1(tmp_path)
+    summary = api.read_reports("signoff/user_proj_mac")
+    assert summary.layout == "caravel_signoff" and summary.flavor == "openlane1"
+    assert summary.flow_status == "completed"
+    assert summary.flow_version == "OpenLane 2735f415748673b261afc064003f741e908ea3d1"
+    assert summary.pdk == "sky130B" and summary.std_cell_library == "sky130_fd_sc_hd"
+    assert summary.pdk_version and summary.pdk_version.startswith("open_pdks 78b7bc3")
+    corners = {c.corner: c for c in summary.corners}
+    assert set(corners) == {"rcx_min", "rcx_max", "rcx_nom"}
+    assert corners["rcx_max"].setup_ws_ns == pytest.approx(6.95)
+    assert corners["rcx_min"].hold_ws_ns == pytest.approx(0.31)
+    # Signed slacks of the signoff STA, not the CSV's WNS (clamped at 0; -1 for "not run").
+    assert summary.worst_setup_slack_ns == pytest.approx(6.95)
+    assert summary.worst_hold_slack_ns == pytest.approx(0.31)
+    assert summary.magic_drc_errors == 0 and summary.lvs_errors == 0
+    assert summary.antenna_violating_nets == 4 and summary.antenna_violating_pins == 5
+    assert summary.ir_drop_worst_v == pytest.approx(0.00021)
+    assert summary.xor_differences == 0
+    assert summary.power_total_w == pytest.approx(1.23e-3)
+    assert summary.core_area_um2 == 240000.0 and summary.utilization_pct == 41.5
+    assert summary.clock_period_ns == 10
+
+
+def test_caravel_signoff_openlane2_timing_reports(api: OpenLaneApi, tmp_path: Path) -> None:
+    runfolders.caravel_signoff_ol2(tmp_path)
+    summary = api.read_reports("signoff/user_proj_fir")
+    assert summary.layout == "caravel_signoff" and summary.flavor == "openlane2"
+    assert summary.flow_version == "OpenLane 2.0.0rc2"
+    corners = {c.corner: c for c in summary.corners}
+    # The table cuts corner names short; the corner folders complete them.
+    assert set(corners) == {"nom_tt_025C_1v80", "nom_ss_100C_1v60", "nom_ff_n40C_1v95"}
+    assert corners["nom_ss_100C_1v60"].max_slew_violations == 88
+    assert corners["nom_ss_100C_1v60"].setup_ws_ns == pytest.approx(5.05)
+    assert corners["nom_tt_025C_1v80"].hold_ws_ns == pytest.approx(0.21)  # metrics first
+    assert summary.worst_setup_slack_ns == pytest.approx(5.05)
+    assert summary.utilization_pct == pytest.approx(38.0)
+    assert summary.die_area_um2 == pytest.approx(2800.0 * 1760.0)
+    assert summary.core_area_um2 == pytest.approx((2794.04 - 5.52) * (1748.96 - 10.88))
+    assert not summary.notes  # bounding boxes are values, not junk
+
+
+def test_signoff_folder_with_nothing_readable_is_refused(api: OpenLaneApi, tmp_path: Path) -> None:
+    (tmp_path / "signoff" / "caravel" / "openlane-signoff").mkdir(parents=True)
+    (tmp_path / "signoff" / "caravel" / "openlane-signoff" / ".gitignore").write_text("*\n")
+    refused = api.read_reports("signoff/caravel")
+    assert refused.status == Status.INVALID_INPUT and refused.error is not None
+    assert "no report in it could be read" in refused.error.message
+    assert (
+        "Looked for:" in refused.error.message and "Saw: openlane-signoff/" in refused.error.message
+    )
+
+
+def test_final_folder_and_bare_metrics_files(api: OpenLaneApi, tmp_path: Path) -> None:
+    runfolders.openlane2_final(tmp_path)
+    final = api.read_reports("runs/LL_RUN/final")
+    assert final.layout == "openlane2_final" and final.flavor == "openlane2"
+    assert final.worst_setup_slack_ns == pytest.approx(-1.31)
+    assert final.instance_area_um2 == pytest.approx(12000.5)
+    assert final.route_drc_errors == 0 and final.xor_differences == 0
+    assert final.flow_version == "OpenLane 2.3.10" and final.pdk == "sky130A"
+    assert final.clock_period_ns == 2.0
+    as_json, as_csv = runfolders.bare_metrics(tmp_path)
+    one = api.read_reports("shared/metrics.json")
+    other = api.read_reports("shared/metrics.csv")
+    assert one.layout == other.layout == "metrics_file"
+    skip = {"detected": True, "files_read": True, "run_dir": True, "summary": True}
+    skip["corners"] = {"__all__": {"source"}}
+    assert one.model_dump(exclude=skip) == other.model_dump(exclude=skip)
+    assert one.route_drc_errors == 3 and one.utilization_pct == pytest.approx(52.0)
+
+
+def test_advise_fires_on_caravel_signoff(api: OpenLaneApi, tmp_path: Path) -> None:
+    runfolders.caravel_signoff_ol1(tmp_path)
+    advice = api.advise(run_dir="signoff/user_proj_mac", area_budget_um2=1000)
+    fired = {r.rule: r for r in advice.recommendations}
+    assert fired["antenna"].evidence["antenna_violating_nets"] == 4
+    assert fired["antenna"].evidence["antenna_violating_pins"] == 5
+    assert "area_budget" in fired
+
+
+def test_links_out_of_the_workspace_are_not_read(api: OpenLaneApi, tmp_path: Path) -> None:
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    secret = outside / "metrics.json"
+    secret.write_text(json.dumps({"design__instance__area": 4242.0, "secret_key": 1.0}))
+    run = runfolders.openlane2_run(tmp_path, final=False)
+    (run / "final").mkdir()
+    (run / "final" / "metrics.json").symlink_to(secret)
+    (run / "error.log").unlink()
+    (run / "error.log").symlink_to("/etc/passwd")
+    (run / "resolved.json").unlink()
+    (run / "resolved.json").symlink_to(secret)
+    planted = outside / "99-openroad-stapostpnr"
+    planted.mkdir()
+    (planted / "summary.rpt").write_text(
+        runfolders.sta_summary({"secret_corner": {"setup_ws": -42.0}})
+    )
+    (run / "99-openroad-stapostpnr").symlink_to(planted)
+    summary = api.read_reports("runs/RUN_2026")
+    dumped = summary.model_dump_json()
+    assert "secret_key" not in dumped and "4242" not in dumped and "secret_corner" not in dumped
+    assert "root:" not in dumped and "/etc/passwd" not in dumped and str(outside) not in dumped
+    unread = {n.file for n in summary.notes if "outside the workspace" in n.message}
+    assert {"runs/RUN_2026/final/metrics.json", "runs/RUN_2026/error.log"} <= unread
+    assert summary.flow_errors == []
+    # A signoff folder whose report links out is read without it.
+    folder = runfolders.caravel_signoff_ol1(tmp_path)
+    (folder / "manufacturability.rpt").unlink()
+    (folder / "manufacturability.rpt").symlink_to("/etc/passwd")
+    signoff = api.read_reports("signoff/user_proj_mac")
+    assert signoff.status == Status.PASS
+    assert "root:" not in signoff.model_dump_json()
+    assert any(n.file.endswith("manufacturability.rpt") for n in signoff.notes)
