@@ -4,7 +4,6 @@ changes to a wide signal decodes to gigabytes. Each refusal names the limit and 
 
 from __future__ import annotations
 
-import mmap
 import re
 import struct
 import zlib
@@ -23,6 +22,8 @@ MAX_FST_BLOCK_MEMORY = 1 << 30  # the reader buffer an FST value-change block as
 WIDE_BITS = 256  # signals at least this wide have their changes counted in the body
 
 _TOKEN = re.compile(rb"\S+")
+_END_DEFS = b"$enddefinitions"
+_CHUNK = 16 << 20
 _SKIPPED = {b"$comment", b"$date", b"$version", b"$timescale"}
 # FST block types (fstapi.h)
 _FST_HDR, _FST_VCDATA, _FST_GEOM, _FST_HIER = 0, 1, 3, 4
@@ -62,34 +63,39 @@ def check_vcd(name: str, handle: BinaryIO, size: int) -> None:
     """Scan the VCD declarations: signal count and widths, scope depth, header size; then
     count the value changes of wide signals to bound what they decode to."""
     check_size(name, size)
-    with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-        end = view.find(b"$enddefinitions", 0, MAX_HEADER_BYTES)
-        if end < 0 and size > MAX_HEADER_BYTES:
+    handle.seek(0)
+    header = handle.read(MAX_HEADER_BYTES + len(_END_DEFS))
+    end = header.find(_END_DEFS)
+    if end < 0:
+        if size > MAX_HEADER_BYTES:
             raise _refuse(
                 name, "has no $enddefinitions in its header", "max_header_bytes", MAX_HEADER_BYTES
             )
-        wide = _vcd_declarations(name, view, end if end >= 0 else size)
-        if wide:
-            _count_wide_changes(view, max(end, 0), wide)
-            decoded = sum(w.changes * -(-w.width // 4) for w in wide.values())
-            if decoded > MAX_DECODED_BYTES:
-                raise _refuse(
-                    name,
-                    f"holds value changes of wide signals that decode to about {decoded} bytes",
-                    "max_decoded_bytes",
-                    MAX_DECODED_BYTES,
-                )
+        end = len(header)
+    wide = _vcd_declarations(name, header[:end])
+    del header
+    if not wide:
+        return
+    handle.seek(end)
+    _count_wide_changes(handle, wide)
+    decoded = sum(w.changes * -(-w.width // 4) for w in wide.values())
+    if decoded > MAX_DECODED_BYTES:
+        raise _refuse(
+            name,
+            f"holds value changes of wide signals that decode to about {decoded} bytes",
+            "max_decoded_bytes",
+            MAX_DECODED_BYTES,
+        )
 
 
-def _vcd_declarations(name: str, view: mmap.mmap, end: int) -> dict[bytes, _Wide]:
-    tokens = _TOKEN.finditer(view, 0, end)
+def _vcd_declarations(name: str, header: bytes) -> dict[bytes, _Wide]:
+    tokens = (match.group(0) for match in _TOKEN.finditer(header))
     depth = signals = 0
     wide: dict[bytes, _Wide] = {}
-    for match in tokens:
-        word = match.group(0)
+    for word in tokens:
         if word in _SKIPPED:
             for inner in tokens:
-                if inner.group(0) == b"$end":
+                if inner == b"$end":
                     break
         elif word == b"$scope":
             depth += 1
@@ -100,12 +106,17 @@ def _vcd_declarations(name: str, view: mmap.mmap, end: int) -> dict[bytes, _Wide
         elif word == b"$upscope":
             depth = max(0, depth - 1)
         elif word == b"$var":
-            fields = [next(tokens, None) for _ in range(4)]  # type, width, id code, reference
-            if any(f is None for f in fields):
-                break
-            width_text = fields[1].group(0)  # type: ignore[union-attr]
-            width = int(width_text) if width_text.isdigit() and len(width_text) <= 12 else -1
-            if width < 0 or width > MAX_SIGNAL_WIDTH:
+            fields = [next(tokens, b"") for _ in range(4)]  # type, width, id code, reference
+            width_text = fields[1]
+            if not width_text.isdigit():
+                raise LimitExceeded(
+                    f"file: '{name}' declares a signal whose width "
+                    f"'{width_text[:24].decode(errors='replace')}' is not a number",
+                    argument="file",
+                    hint="The VCD header is malformed; rerun the simulation to rewrite it.",
+                )
+            width = int(width_text) if len(width_text) <= 12 else MAX_SIGNAL_WIDTH + 1
+            if width > MAX_SIGNAL_WIDTH:
                 shown = width_text[:24].decode(errors="replace")
                 raise _refuse(
                     name,
@@ -119,17 +130,24 @@ def _vcd_declarations(name: str, view: mmap.mmap, end: int) -> dict[bytes, _Wide
                     name, f"declares more than {MAX_SIGNALS} signals", "max_signals", MAX_SIGNALS
                 )
             if width >= WIDE_BITS:
-                code = fields[2].group(0)  # type: ignore[union-attr]
-                known = wide.setdefault(code, _Wide(width))
+                known = wide.setdefault(fields[2], _Wide(width))
                 known.width = max(known.width, width)
     return wide
 
 
-def _count_wide_changes(view: mmap.mmap, start: int, wide: dict[bytes, _Wide]) -> None:
-    """Vector changes (`b0101 <id>`) of the wide signals, counted over the body."""
+def _count_wide_changes(handle: BinaryIO, wide: dict[bytes, _Wide]) -> None:
+    """Vector changes (`b0101 <id>`) of the wide signals, counted over the body in chunks
+    cut at line ends."""
     codes = b"|".join(re.escape(code) for code in sorted(wide, key=len, reverse=True))
     pattern = re.compile(rb"[ \t](" + codes + rb")[ \t]*\r?$", re.M)
-    for match in pattern.finditer(view, start):
+    rest = b""
+    while chunk := handle.read(_CHUNK):
+        data = rest + chunk
+        cut = data.rfind(b"\n") + 1
+        data, rest = data[:cut], data[cut:]
+        for match in pattern.finditer(data):
+            wide[match.group(1)].changes += 1
+    for match in pattern.finditer(rest):
         wide[match.group(1)].changes += 1
 
 

@@ -429,6 +429,7 @@ def open_wave(path: Path, source: Path | None = None) -> tuple[WaveFile, bool]:
     """The parsed file, shared while its content is unchanged; returns (file, cached).
     `source` is where the bytes are read when it is not `path` (an already opened file)."""
     source = source or path
+    limits.check_size(path.name, source.stat().st_size)  # before hashing it
     key, seen = content_digest(source)
     with _cache_lock:
         hit = _cache.get(key)
