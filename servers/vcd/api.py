@@ -16,6 +16,7 @@ import numpy as np
 
 from servers.core.cache import file_digest
 from servers.core.progress import Progress, no_progress
+from servers.core.sv.includes import include_closure
 from servers.core.workspace import InvalidInput, Workspace, atomic_write
 
 from . import expr, handshake, render, vectors
@@ -990,6 +991,9 @@ class Waves:
             cone: list[ConeSignal] = [ConeSignal(rtl=normalise(info.name), level=0, dump=info.name)]
             if sources:
                 paths = self.workspace.resolve_all(sources, argument="sources")
+                # slang reads includes itself, in this process: each must stay inside the
+                # workspace, or its text would come back quoted in slang's messages.
+                include_closure(self.workspace, paths)
                 graph = self._graph(paths, top)
                 if graph.errors:
                     notes.append("slang reported errors in the sources: " + graph.errors[0])
