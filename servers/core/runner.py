@@ -7,12 +7,14 @@ import os
 import re
 import shutil
 import signal
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .sandbox import hand_over, plan_sandbox
+from .workspace import remove_tree
 
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 MAX_KEPT_LINES = 10_000
@@ -140,25 +142,50 @@ async def run_process(
     limits: Limits | None = None,
     keep: re.Pattern[str] | None = None,
 ) -> ProcessOutcome:
-    """Run argv in cwd with only `scratch` writable. Never a shell: argv[0] is the program."""
+    """Run argv in cwd with only `scratch` writable. Never a shell: argv[0] is the program.
+
+    Nothing is created or chowned under a fixed name: `scratch` (and `cwd` inside it) may hold
+    links to the user's files, so the run's own directory is a fresh one mkdtemp makes."""
     if isinstance(argv, str) or not argv:
         raise TypeError("argv must be a non-empty list of strings")
     limits = limits or Limits()
-    plan = plan_sandbox([scratch], [Path(p) for p in readable])
-    tmp = scratch / "tmp"
-    tmp.mkdir(exist_ok=True)
+    private = Path(tempfile.mkdtemp(prefix=".sa-run-", dir=scratch))
+    try:
+        return await _run_confined(
+            argv, cwd, scratch, private, readable, timeout_s, env, limits, keep
+        )
+    finally:
+        remove_tree(private)
+
+
+async def _run_confined(
+    argv: Sequence[str],
+    cwd: Path,
+    scratch: Path,
+    private: Path,
+    readable: Sequence[Path],
+    timeout_s: float,
+    env: Mapping[str, str] | None,
+    limits: Limits,
+    keep: re.Pattern[str] | None,
+) -> ProcessOutcome:
+    plan = plan_sandbox(
+        [scratch], [Path(p) for p in readable], cwd=cwd, program=argv[0], private=private
+    )
     if plan.drop_uid:
-        for path in (scratch, tmp):
+        # The tool may write in its cwd when that is a directory of the scratch (never a link).
+        inner = [cwd] if scratch in cwd.parents and not cwd.is_symlink() else []
+        for path in (scratch, private, *inner):
             hand_over(path)
     full_env = {
         "PATH": DEFAULT_PATH,
         "HOME": str(scratch),
-        "TMPDIR": str(tmp),
+        "TMPDIR": "/tmp" if plan.private_tmp else str(private),
         "LANG": "C.UTF-8",
         "LC_ALL": "C.UTF-8",
     }
     full_env.update(env or {})
-    command = [*_limit_prefix(limits), *plan.prefix, *argv]
+    command = [*plan.prefix, *_limit_prefix(limits), *plan.inner, *argv]
     async with _slot():
         started = time.monotonic()
         proc = await asyncio.create_subprocess_exec(

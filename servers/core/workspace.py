@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import tempfile
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from .models import Category, Diagnostic, Severity
 
@@ -111,6 +113,70 @@ class Workspace:
             )
         return [self.resolve(p, argument=argument, kind=kind) for p in paths]
 
+    def confine(self, path: str | os.PathLike[str], *, argument: str = "path") -> Path:
+        """The real path of `path` (relative to the root, or absolute) with every link
+        resolved, when it lies inside the workspace; otherwise InvalidInput naming
+        `argument`. For paths a server reads on a caller's behalf: its own scratch and run
+        folders included, since a tool may have planted links there."""
+        candidate = Path(path)
+        if not candidate.is_absolute():
+            candidate = self.root / candidate
+        resolved = Path(os.path.realpath(candidate))
+        if resolved != self.root and self.root not in resolved.parents:
+            raise InvalidInput(
+                f"{argument}: '{self.shown(path)}' resolves outside the workspace",
+                argument=argument,
+                hint="Only files inside the workspace are read; links out of it are refused.",
+            )
+        return resolved
+
+    def open_confined(self, path: str | os.PathLike[str], *, argument: str = "path") -> BinaryIO:
+        """A regular file opened for reading, only if it resolves inside the workspace. The
+        check is repeated on the opened file itself, so a link swapped in after the first
+        check cannot redirect the read; a FIFO or device is refused without blocking."""
+        resolved = self.confine(path, argument=argument)
+        try:
+            fd = os.open(resolved, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError as exc:
+            raise InvalidInput(
+                f"{argument}: '{self.shown(path)}' cannot be read ({exc.strerror})",
+                argument=argument,
+            ) from exc
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise InvalidInput(
+                    f"{argument}: '{self.shown(path)}' is not a regular file", argument=argument
+                )
+            self.confine(_opened_path(fd, resolved), argument=argument)
+        except BaseException:
+            os.close(fd)
+            raise
+        return os.fdopen(fd, "rb")
+
+    def read_confined(
+        self, path: str | os.PathLike[str], *, argument: str = "path", max_bytes: int = 64 << 20
+    ) -> bytes:
+        """The bytes of a file inside the workspace (see open_confined), refused over
+        `max_bytes` before reading."""
+        with self.open_confined(path, argument=argument) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
+                raise InvalidInput(
+                    f"{argument}: '{self.shown(path)}' is {size} bytes, over the limit "
+                    f"max_bytes={max_bytes}",
+                    argument=argument,
+                )
+            return handle.read(max_bytes + 1)[:max_bytes]
+
+    def shown(self, path: str | os.PathLike[str]) -> str:
+        """How a result or diagnostic may name a file: workspace-relative inside the
+        workspace, and only its bare name outside it (nothing about the host leaks)."""
+        resolved = Path(os.path.realpath(self.root / path))
+        try:
+            return resolved.relative_to(self.root).as_posix()
+        except ValueError:
+            return Path(path).name
+
     def relative(self, path: str | os.PathLike[str]) -> str:
         """Workspace-relative form for results; paths outside stay absolute."""
         resolved = Path(os.path.realpath(path))
@@ -132,6 +198,14 @@ class Workspace:
         path = self.state_dir.joinpath(*parts)
         path.mkdir(parents=True, exist_ok=True)
         return path
+
+
+def _opened_path(fd: int, fallback: Path) -> str:
+    """Where an open file really is, as the kernel sees it now."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return str(fallback)
 
 
 def atomic_write(path: Path, data: bytes | str) -> None:

@@ -16,6 +16,7 @@ import numpy as np
 
 from servers.core.cache import file_digest
 from servers.core.progress import Progress, no_progress
+from servers.core.sv.includes import include_closure
 from servers.core.workspace import InvalidInput, Workspace, atomic_write
 
 from . import expr, handshake, render, vectors
@@ -86,11 +87,13 @@ class Waves:
 
     def _open(self, file: str, argument: str = "file") -> tuple[WaveFile, bool]:
         path = self.workspace.resolve(file, argument=argument)
-        try:
-            return open_wave(path)
-        except InvalidInput as exc:
-            exc.argument = argument
-            raise
+        # Parse what was checked: the opened file, not a name a link could be swapped under.
+        with self.workspace.open_confined(path, argument=argument) as handle:
+            try:
+                return open_wave(path, Path(f"/proc/self/fd/{handle.fileno()}"))
+            except InvalidInput as exc:
+                exc.argument = argument
+                raise
 
     def _base(self, wave: WaveFile, cached: bool) -> dict[str, Any]:
         return {
@@ -456,7 +459,8 @@ class Waves:
                     wave, cached, ref_path, vector_signal, when, clock, lo, sample, edge, radix
                 )
             try:
-                sniff(ref_path)
+                with self.workspace.open_confined(ref_path, argument="reference") as handle:
+                    sniff(Path(f"/proc/self/fd/{handle.fileno()}"), ref_path.name)
             except InvalidInput as exc:
                 raise InvalidInput(
                     f"reference: {exc} (for a $readmemh golden file also give vector_signal)",
@@ -636,7 +640,10 @@ class Waves:
                 "clock: comparing vectors needs a clock (none found next to the signal)",
                 argument="clock",
             )
-        words = vectors.read_memh(ref_path)
+        raw = self.workspace.read_confined(
+            ref_path, argument="reference", max_bytes=vectors.MAX_FILE_BYTES
+        )
+        words = vectors.read_memh(raw, ref_path.name)
         expected: dict[int, str] = {}
         for address, word in words:
             expected[address] = word
@@ -984,6 +991,9 @@ class Waves:
             cone: list[ConeSignal] = [ConeSignal(rtl=normalise(info.name), level=0, dump=info.name)]
             if sources:
                 paths = self.workspace.resolve_all(sources, argument="sources")
+                # slang reads includes itself, in this process: each must stay inside the
+                # workspace, or its text would come back quoted in slang's messages.
+                include_closure(self.workspace, paths)
                 graph = self._graph(paths, top)
                 if graph.errors:
                     notes.append("slang reported errors in the sources: " + graph.errors[0])

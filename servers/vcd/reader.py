@@ -20,6 +20,7 @@ import pywellen
 from servers.core.cache import file_digest
 from servers.core.workspace import InvalidInput
 
+from . import limits
 from .values import Raw
 
 CACHE_FILES = 4
@@ -75,23 +76,27 @@ def normalise(name: str) -> str:
     return _RANGE.sub("", text)
 
 
-def sniff(path: Path) -> tuple[str, list[str]]:
-    """Refuse what pywellen would misread or choke on, before it parses; returns the format
-    and warnings (a VCD that ends mid-line was cut short)."""
+def sniff(path: Path, name: str | None = None) -> tuple[str, list[str]]:
+    """Refuse what pywellen would misread or choke on, or what would exceed the reader's
+    limits, before it parses; returns the format and warnings (a VCD that ends mid-line was
+    cut short). `name` is how messages call the file (path may be a /proc/self/fd link)."""
+    name = name or path.name
     size = path.stat().st_size
     if size == 0:
-        raise WaveError(f"file: '{path.name}' is empty", argument="file")
+        raise WaveError(f"file: '{name}' is empty", argument="file")
     warnings: list[str] = []
     with path.open("rb") as handle:
         head = handle.read(64)
         if head.startswith(b"GHDLwave"):
+            limits.check_size(name, size)
             return "GHW", warnings
         if head[:1] == b"\x00":
+            limits.check_fst(name, handle, size)
             return "FST", warnings
         stripped = head.lstrip()
         if not stripped.startswith(b"$"):
             raise WaveError(
-                f"file: '{path.name}' is not a VCD, FST or GHW waveform",
+                f"file: '{name}' is not a VCD, FST or GHW waveform",
                 argument="file",
                 hint="Pass the dump a simulator wrote (run_testbench with waves='vcd' or 'fst').",
             )
@@ -99,14 +104,13 @@ def sniff(path: Path) -> tuple[str, list[str]]:
             end_defs = view.find(b"$enddefinitions")
             if end_defs < 0:
                 raise WaveError(
-                    f"file: '{path.name}' has no $enddefinitions: the VCD header never ends "
+                    f"file: '{name}' has no $enddefinitions: the VCD header never ends "
                     "(truncated, or not a VCD)",
                     argument="file",
                 )
             if view.find(b"#", end_defs) < 0:
                 raise WaveError(
-                    f"file: '{path.name}' is a VCD header with no value changes (no #time in "
-                    "the body)",
+                    f"file: '{name}' is a VCD header with no value changes (no #time in the body)",
                     argument="file",
                     hint="The simulation probably ended before dumping; rerun it with waves on.",
                 )
@@ -115,6 +119,7 @@ def sniff(path: Path) -> tuple[str, list[str]]:
                     "the VCD ends mid-line: it looks truncated (simulation killed?); the last "
                     "partial change was dropped"
                 )
+        limits.check_vcd(name, handle, size)
     return "VCD", warnings
 
 
@@ -145,14 +150,16 @@ class WaveFile:
         view.path = path
         return view
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, source: Path | None = None):
+        """`path` names the file; `source` (default: path) is where its bytes are read."""
         self.path = path
-        stat = path.stat()
+        source = source or path
+        stat = source.stat()
         self.size = stat.st_size
         self.mtime_ns = stat.st_mtime_ns
-        self.format, self.warnings = sniff(path)
+        self.format, self.warnings = sniff(source, path.name)
         try:
-            self._wave = pywellen.Waveform(str(path), multi_threaded=True)
+            self._wave = pywellen.Waveform(str(source), multi_threaded=True)
             all_vars = list(self._wave.all_vars())
         except _FATAL:
             raise
@@ -418,9 +425,12 @@ def content_digest(path: Path) -> tuple[str, tuple[str, int, int, int, int]]:
     return digest, key
 
 
-def open_wave(path: Path) -> tuple[WaveFile, bool]:
-    """The parsed file, shared while its content is unchanged; returns (file, cached)."""
-    key, seen = content_digest(path)
+def open_wave(path: Path, source: Path | None = None) -> tuple[WaveFile, bool]:
+    """The parsed file, shared while its content is unchanged; returns (file, cached).
+    `source` is where the bytes are read when it is not `path` (an already opened file)."""
+    source = source or path
+    limits.check_size(path.name, source.stat().st_size)  # before hashing it
+    key, seen = content_digest(source)
     with _cache_lock:
         hit = _cache.get(key)
         if hit is not None:
@@ -434,12 +444,12 @@ def open_wave(path: Path) -> tuple[WaveFile, bool]:
             if hit is not None:
                 stats.hits += 1
                 return hit.seen_at(path), True
-        wave = WaveFile(path)
+        wave = WaveFile(path, source)
         with _cache_lock:
             stats.misses += 1
             _loading.pop(key, None)
             # A file rewritten since it was hashed may not match the digest: not shared.
-            if _stat_key(path) == seen:
+            if _stat_key(source) == seen:
                 _cache[key] = wave
                 while len(_cache) > CACHE_FILES:
                     _cache.popitem(last=False)

@@ -4,21 +4,21 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from servers.core.workspace import InvalidInput
 
 MAX_WORDS = 4_000_000
+MAX_FILE_BYTES = 256 << 20
 _WORD = re.compile(r"[0-9a-fA-FxXzZ_]+")
 
 
-def read_memh(path: Path, argument: str = "reference") -> list[tuple[int, str]]:
+def read_memh(raw: bytes, name: str, argument: str = "reference") -> list[tuple[int, str]]:
     """(address, word) pairs in file order; words keep x/z digits as written (lower case)."""
     try:
-        text = path.read_text(encoding="ascii")
+        text = raw.decode("ascii")
     except UnicodeDecodeError:
         raise InvalidInput(
-            f"{argument}: '{path.name}' is not a text $readmemh file", argument=argument
+            f"{argument}: '{name}' is not a text $readmemh file", argument=argument
         ) from None
     text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
     words: list[tuple[int, str]] = []
@@ -45,7 +45,7 @@ def read_memh(path: Path, argument: str = "reference") -> list[tuple[int, str]]:
             if len(words) > MAX_WORDS:
                 raise InvalidInput(f"{argument}: more than {MAX_WORDS} words", argument=argument)
     if not words:
-        raise InvalidInput(f"{argument}: '{path.name}' holds no words", argument=argument)
+        raise InvalidInput(f"{argument}: '{name}' holds no words", argument=argument)
     return words
 
 

@@ -8,7 +8,6 @@ import re
 from ..models import Category, Diagnostic, Severity
 from ..workspace import InvalidInput, Workspace
 from .categories import HINTS
-from .includes import is_regular_file
 
 SNIPPET_CONTEXT = 2
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
@@ -93,9 +92,13 @@ def _enrich(diag: Diagnostic, other: Diagnostic) -> Diagnostic:
 
 
 def add_snippets(workspace: Workspace, diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Snippets from the files diagnostics name; a file outside the workspace (a tool can be
+    made to name any file on the machine) is never read and is named by its bare name."""
     cache: dict[str, list[str]] = {}
     out: list[Diagnostic] = []
     for diag in diagnostics:
+        if diag.file and workspace.shown(diag.file) != diag.file:
+            diag = _redacted(workspace, diag)
         if diag.file and diag.line:
             lines = cache.get(diag.file)
             if lines is None:
@@ -114,18 +117,22 @@ def add_snippets(workspace: Workspace, diagnostics: list[Diagnostic]) -> list[Di
     return out
 
 
+def _redacted(workspace: Workspace, diag: Diagnostic) -> Diagnostic:
+    """The diagnostic naming its file as the workspace shows it: relative inside, the bare
+    name outside, in the file field and in the message text alike."""
+    assert diag.file is not None
+    shown = workspace.shown(diag.file)
+    return diag.model_copy(
+        update={"file": shown, "message": diag.message.replace(diag.file, shown)}
+    )
+
+
 def _read_lines(workspace: Workspace, name: str) -> list[str]:
-    """A file a diagnostic names, read only if it is a regular file inside the workspace: a
-    `line directive can make a tool name any file on the machine."""
+    """A file a diagnostic names, read only if it is a regular file inside the workspace
+    after links are resolved: a `line directive can make a tool name any file."""
     try:
-        path = workspace.resolve(name, argument="file", must_exist=True)
+        return workspace.read_confined(name, argument="file").decode(errors="replace").splitlines()
     except InvalidInput:
-        return []
-    if not is_regular_file(path):
-        return []
-    try:
-        return path.read_text(errors="replace").splitlines()
-    except OSError:
         return []
 
 

@@ -36,6 +36,7 @@ WAVE_PLUSARG = "sa_waves"
 _STRING_LITERAL = re.compile(r'"([^"\n]{1,400})"')
 LOG_TAIL_LINES = 40
 KEEP_BUILDS = 200
+SIM_CWD = "cwd"  # the simulation's working directory inside its scratch
 
 
 @dataclass
@@ -390,15 +391,17 @@ class SimulatorFlow(ABC):
         return Build(result, executable if status == Status.PASS else None, key)
 
     def sim_dir(self, label: str) -> Path:
-        """A scratch cwd where workspace entries appear as links, so a testbench's relative
-        $readmemh paths work while writes stay in the scratch."""
+        """A scratch directory whose SIM_CWD subdirectory (the simulation's cwd) shows the
+        workspace entries as links, so a testbench's relative $readmemh paths work while
+        writes stay in the scratch. The server's own files (log, waves, the runner's private
+        directory) sit beside SIM_CWD, so no user entry, whatever its name, is ever written,
+        replaced or chowned through a link."""
         scratch = self.workspace.new_scratch(label)
+        cwd = scratch / SIM_CWD
+        cwd.mkdir()
         for entry in self.workspace.root.iterdir():
-            if entry.name == STATE_DIR:
-                continue
-            link = scratch / entry.name
-            if not link.exists():
-                link.symlink_to(entry)
+            if entry.name != STATE_DIR:
+                (cwd / entry.name).symlink_to(entry)
         return scratch
 
     def runtime_inputs(self, sources: Sequence[Path], plusargs: Sequence[str]) -> list[Path]:
@@ -437,7 +440,7 @@ class SimulatorFlow(ABC):
         await progress(0.5, f"{self.name}: simulating (limit {timeout_s:.0f} s)")
         outcome: ProcessOutcome = await run_process(
             argv,
-            cwd=scratch,
+            cwd=scratch / SIM_CWD,
             scratch=scratch,
             readable=[self.workspace.root],
             timeout_s=timeout_s,
@@ -449,7 +452,8 @@ class SimulatorFlow(ABC):
         atomic_write(log, outcome.stdout + ("\n" + outcome.stderr if outcome.stderr else ""))
         verdict = judge(self.workspace, outcome, outcome.kept_lines, self.name)
         artifacts = {"log": self.workspace.relative(log)}
-        if waves != "none" and wave_path.exists():
+        # A link the simulation left in place of the dump is not an artifact of this run.
+        if waves != "none" and wave_path.is_file() and not wave_path.is_symlink():
             artifacts["waves"] = self.workspace.relative(wave_path)
         await progress(0.95, f"{self.name}: {verdict.status}")
         return result_from(
