@@ -239,6 +239,7 @@ class SimulatorFlow(ABC):
             "top": src.top,
             "waves": waves,
             "design": [self.workspace.relative(p) for p in src.design],
+            "data": [self.workspace.relative(p) for p in src.data],
             "tool_args": list(self.tool.extra_args),
             **(extra_key or {}),
         }
@@ -583,6 +584,7 @@ class SimulatorFlow(ABC):
                 "plusargs": args,
                 "waves": wave_format,
                 "design": [self.workspace.relative(p) for p in src.design],
+                "data": [self.workspace.relative(p) for p in src.data],
                 "tool_args": list(self.tool.extra_args),
             },
             files=[*src.inputs, *self.runtime_inputs([*src.files, *src.includes], args)],

@@ -320,8 +320,14 @@ def preprocess(
                     result.refused.append(_refusal(where, f"the directive {word}", hint))
             elif kind == TriviaKind.DisabledText:
                 continue
+            elif kind == TriviaKind.SkippedTokens:
+                # Text slang could not parse is an error already; its rules still apply.
+                separated = True
+                for skipped in item.getSkippedTokens():
+                    visit(skipped)
             else:
-                separated = True  # skipped text: slang already reported the syntax error
+                separated = True
+                item.syntax().visit(visit)
         return not separated
 
     def _check_macro(syntax: object, origin: Origin | None) -> None:
