@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import pyslang
 from pyslang import Bag, DiagnosticEngine
@@ -54,13 +55,18 @@ CONSUMED_DIRECTIVES = frozenset(
         "IncludeDirective", "MacroUsage",
     }
 )  # fmt: skip
-# The only metacomments a design keeps: they change which warnings Verilator prints, or what
-# it counts for coverage and traces (Verilator's own `coverage_block_off expands to one).
-_METACOMMENT = re.compile(r"^(?://|/\*)\s*(?:verilator|synopsys|synthesis|pragma)\b\s*(\S*)")
-_LINT_METACOMMENT = re.compile(
+# Comments never reach the compiler, so a metacomment is inert; those that would change
+# the model (public access, C++ types, inlining, forcing) are refused so that a design learns
+# they do nothing. Lint, coverage and trace switches are kept: they change only reports
+# (Verilator's own `coverage_block_off expands to one).
+_METACOMMENT = re.compile(
+    r"^(?://|/\*)\s*verilator\s+(clock_enable|clocker|no_clocker|forceable|hier_block"
+    r"|inline_module|no_inline_module|no_inline_task|isolate_assignments|public\w*|sc_\w+"
+    r"|sformat|split_var|tag|timing_on|timing_off|parallel_case|full_case)\b"
+)
+_KEPT_METACOMMENT = re.compile(
     r"^(?://|/\*)\s*verilator\s+(lint_off|lint_on|lint_save|lint_restore|coverage_block_off"
-    r"|coverage_off|coverage_on|tracing_off|tracing_on)(?:\s+([A-Z0-9_]+))?"
-    r"\s*(?:\*/)?\s*$"
+    r"|coverage_off|coverage_on|tracing_off|tracing_on)(?:\s+([A-Z0-9_]+))?\s*(?:\*/)?\s*$"
 )
 _WORD = re.compile(r"[A-Za-z0-9_$'`\\]")
 _HINT = (
@@ -69,8 +75,7 @@ _HINT = (
 )
 
 
-@dataclass(frozen=True)
-class Origin:
+class Origin(NamedTuple):
     file: str
     line: int
     column: int
@@ -282,7 +287,7 @@ def preprocess(
             elif kind in (TriviaKind.LineComment, TriviaKind.BlockComment):
                 separated = True
                 raw = item.getRawText()
-                lint = _LINT_METACOMMENT.match(raw)
+                lint = _KEPT_METACOMMENT.match(raw)
                 if lint:
                     writer.put(f" /* verilator {' '.join(w for w in lint.groups() if w)} */ ")
                 elif _METACOMMENT.match(raw):
@@ -402,9 +407,10 @@ def _token_rules(tokens: list[tuple[Token, Origin]], result: DesignText) -> list
         TokenKind.ConfigKeyword: ("a config declaration", _HINT),
         TokenKind.LibraryKeyword: ("a library declaration", _HINT),
     }
+    watched = {TokenKind.SystemIdentifier, TokenKind.ImportKeyword, TokenKind.ExportKeyword}
     for index, (token, origin) in enumerate(tokens):
         kind = token.kind
-        following = [t for t, _ in tokens[index + 1 : index + 4]]
+        following = [t for t, _ in tokens[index + 1 : index + 4]] if kind in watched else []
         if kind == TokenKind.SystemIdentifier:
             literal = None
             if (
