@@ -107,3 +107,13 @@ def test_the_text_keeps_every_token_where_the_user_wrote_it(
     else:
         raise AssertionError(text.text)
     assert "a comment" not in text.text
+
+
+def test_directives_the_design_leaves_open_are_closed_before_the_testbench(
+    rules_workspace: Workspace, rules_root: Path
+) -> None:
+    head = '`begin_keywords "1364-2005"\n`unconnected_drive pull1\n`celldefine\n'
+    design = put(rules_root, "one/open.sv", head + "module open_ended; endmodule\n")
+    text = preprocess(rules_workspace, [rules_root / design], predefines={})
+    tail = text.text.split("endmodule", 1)[1].split()
+    assert tail == ["`end_keywords", "`nounconnected_drive", "`endcelldefine"]

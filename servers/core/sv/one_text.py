@@ -272,6 +272,7 @@ def preprocess(
     writer = _Writer(result)
     tokens: list[tuple[Token, Origin]] = []
     previous: Token | None = None
+    passed: list[str] = []
 
     def trivia(token: Token, origin: Origin | None) -> bool:
         """Emits what stands before a token; True when nothing separated it."""
@@ -308,6 +309,7 @@ def preprocess(
                 name = syntax.kind.name
                 if name in PASSED_DIRECTIVES:
                     writer.put("\n" + _directive_text(syntax) + "\n")
+                    passed.append(name)
                 elif name in CONSUMED_DIRECTIVES:
                     if name == "MacroUsage":
                         _check_macro(syntax, origin)
@@ -372,11 +374,24 @@ def preprocess(
         return VisitAction.Advance
 
     tree.root.visit(visit)
-    writer.put("\n")
+    writer.put("\n" + _closing(passed))
     result.text = "".join(writer.parts)
     result.refused += _token_rules(tokens, result)
     result.refused += refused_calls(workspace, result.system_calls, data_files)
     return result
+
+
+def _closing(passed: Sequence[str]) -> str:
+    """Directives that undo what the design left open, so the testbench after it in the same
+    compilation unit is read as it would be alone (its timescale may still be inherited)."""
+    lines = ["`end_keywords"] * max(
+        passed.count("BeginKeywordsDirective") - passed.count("EndKeywordsDirective"), 0
+    )
+    if "UnconnectedDriveDirective" in passed:
+        lines.append("`nounconnected_drive")
+    if "CellDefineDirective" in passed:
+        lines.append("`endcelldefine")
+    return "".join(line + "\n" for line in lines)
 
 
 def _comment_location(
