@@ -8,7 +8,6 @@ sample: a PASS can only come from what the test glued on.
 from __future__ import annotations
 
 import asyncio
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from servers.core.sv.flow import SimulatorFlow
 from servers.core.workspace import Workspace
 from servers.iverilog.api import Icarus
 from servers.verilator.api import Verilator
-from tests.conftest import EXAMPLES, make_world_readable_dir
+from tests.conftest import EXAMPLES, make_tree_readable, make_world_readable_dir
 
 TB = "examples/counter/tb_counter.sv"
 FORGED = '"Mismatches: 0 in 594 samples"'
@@ -46,11 +45,7 @@ def off_by_three(body: str = "", head: str = "") -> str:
 def rules_root() -> Iterator[Path]:
     path = make_world_readable_dir("sa-rules-")
     shutil.copytree(EXAMPLES, path / "examples")
-    for dirpath, dirnames, filenames in os.walk(path):
-        for name in dirnames:
-            Path(dirpath, name).chmod(0o755)
-        for name in filenames:
-            Path(dirpath, name).chmod(0o644)
+    make_tree_readable(path)
     yield path
     shutil.rmtree(path, ignore_errors=True)
 

@@ -65,6 +65,21 @@ def _locate(
     return None
 
 
+def refuse_reads_outside(workspace: Workspace, manager: object) -> None:
+    """Nothing slang read outside the workspace may reach the caller, not even quoted."""
+    outside = [
+        path
+        for buffer in manager.getAllBuffers()  # type: ignore[attr-defined]
+        if (path := Path(manager.getFullPath(buffer)))  # type: ignore[attr-defined]
+        and path.is_absolute()
+        and workspace.root not in path.resolve().parents
+    ]
+    if outside:
+        raise InvalidInput(
+            f"sources read {len(outside)} file(s) outside the workspace", argument="include"
+        )
+
+
 def include_closure(
     workspace: Workspace, sources: Iterable[Path], include_dirs: Sequence[Path] = ()
 ) -> list[Path]:

@@ -27,9 +27,10 @@ from pyslang.parsing import PreprocessorOptions, Token, TokenKind, TriviaKind
 from pyslang.syntax import SyntaxTree
 
 from ..models import Category, Diagnostic, Severity
-from ..workspace import InvalidInput, Workspace
+from ..workspace import Workspace
 from .categories import HINTS, category_for_slang
 from .design_rules import refused_calls
+from .includes import refuse_reads_outside
 
 # Macros slang defines on its own; whatever the simulator does not define is undefined, so the
 # design is preprocessed with exactly the simulator's view.
@@ -235,17 +236,7 @@ def preprocess(
     pre.additionalIncludePaths = [str(workspace.root), *(str(p) for p in include_dirs)]
     manager = pyslang.SourceManager()
     tree = SyntaxTree.fromFiles([str(p) for p in design], manager, Bag([pre]))
-    outside = [
-        path
-        for buffer in manager.getAllBuffers()
-        if (path := Path(manager.getFullPath(buffer)))
-        and path.is_absolute()
-        and workspace.root not in path.resolve().parents
-    ]
-    if outside:
-        raise InvalidInput(
-            f"design read {len(outside)} file(s) outside the workspace", argument="include"
-        )
+    refuse_reads_outside(workspace, manager)
     result = DesignText(text="")
     places = _Places(workspace, manager)
     engine = DiagnosticEngine(manager)

@@ -24,9 +24,10 @@ from pyslang.parsing import PreprocessorOptions
 from pyslang.syntax import SyntaxTree
 
 from ..models import Category, Diagnostic, Severity
-from ..workspace import InvalidInput, Workspace
+from ..workspace import Workspace
 from .categories import HINTS, category_for_slang
 from .design_rules import ALLOWED_IN_DESIGN
+from .includes import refuse_reads_outside
 from .one_text import DesignText, preprocess
 
 __all__ = ["ALLOWED_IN_DESIGN", "SlangReport", "analyze"]
@@ -102,18 +103,7 @@ def analyze(
         tree = SyntaxTree.fromFile(str(path), manager, bag)
         bench_trees.append(tree)
         compilation.addSyntaxTree(tree)
-    outside = [
-        path
-        for buffer in manager.getAllBuffers()
-        if (path := Path(manager.getFullPath(buffer)))
-        and path.is_absolute()
-        and workspace.root not in path.resolve().parents
-    ]
-    if outside:
-        # Nothing slang read outside the workspace may reach the caller, not even quoted.
-        raise InvalidInput(
-            f"sources read {len(outside)} file(s) outside the workspace", argument="include"
-        )
+    refuse_reads_outside(workspace, manager)
     places = _Places(workspace, manager, design_buffers)
     report = SlangReport(design_text=design_text)
     engine = DiagnosticEngine(manager)
