@@ -190,16 +190,22 @@ class _Places:
         column = self.manager.getColumnNumber(location) or None
         return file, line, column
 
-    def forbidden(self, location: object, what: str, hint: str | None = None) -> Diagnostic:
+    def forbidden(
+        self,
+        location: object,
+        what: str,
+        hint: str | None = None,
+        code: str = "design-reach",
+    ) -> Diagnostic:
         file, line, column = self.of(location)
         return Diagnostic(
             severity=Severity.ERROR,
             category=Category.FORBIDDEN_CONSTRUCT,
-            code="design-reach",
+            code=code,
             file=file,
             line=line,
             column=column,
-            message=f"{what} is not allowed in a design source (only testbenches report)",
+            message=f"{what} is not allowed in a design source",
             hint=hint or HINTS[Category.FORBIDDEN_CONSTRUCT],
             source="silicon-agent",
         )
@@ -231,8 +237,9 @@ def _taken_names(
     return [
         places.forbidden(
             location,
-            f"the {kind} name '{name}', which the testbench defines,",
+            f"the {kind} name '{name}' (the testbench defines it)",
             "Rename the design's definition: names the testbench defines are its own.",
+            code="design-name",
         )
         for kind, name, location in _definitions(design_tree)
         if name in bench_names
