@@ -52,6 +52,7 @@ def test_file_and_plusarg_functions_are_refused(sim: SimulatorFlow, rules_root: 
     assert_refused_at(run(sim, [design]), design, line)
 
 
+@pytest.mark.slow  # a Verilator build
 def test_a_rom_image_listed_among_the_design_loads(sim: SimulatorFlow, rules_root: Path) -> None:
     image = put(rules_root, "rom/step.hex", "01\n")
     design = put(
@@ -96,7 +97,7 @@ def test_tool_escape_hatches_are_refused(sim: SimulatorFlow, rules_root: Path, n
     assert_refused_at(run(sim, [design]), design, line, column)
 
 
-@pytest.mark.slow
+@pytest.mark.slow  # a Verilator build
 def test_a_design_cannot_take_a_testbench_module_name(sim: SimulatorFlow, rules_root: Path) -> None:
     # A module named like the testbench's top would replace it on Verilator (a warning only).
     head = (

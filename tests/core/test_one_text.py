@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from servers.core.models import Status
 from servers.core.sv.flow import SimulatorFlow
 from servers.core.sv.one_text import preprocess
@@ -40,6 +42,7 @@ def test_an_escaped_name_of_a_system_task_is_refused(sim: SimulatorFlow, rules_r
     assert_refused_at(run(sim, [design]), design, BODY_LINE, 11)
 
 
+@pytest.mark.slow  # a Verilator build
 def test_a_line_continued_comment_in_a_define_hides_nothing_from_the_checks(
     sim: SimulatorFlow, rules_root: Path
 ) -> None:
@@ -51,6 +54,7 @@ def test_a_line_continued_comment_in_a_define_hides_nothing_from_the_checks(
     assert result.mismatch_count and result.mismatch_count > 500
 
 
+@pytest.mark.slow  # a Verilator build
 def test_an_include_is_the_file_the_checks_read(sim: SimulatorFlow, rules_root: Path) -> None:
     # Next to the design: harmless. In the workspace root, where iverilog looked first: a forger.
     put(rules_root, "one/inc/shared.svh", "localparam int SHARED = 1;\n")
