@@ -43,16 +43,21 @@ def make_world_readable_dir(prefix: str) -> Path:
     return path
 
 
+def make_tree_readable(root: Path) -> None:
+    """Directories 0755 and files 0644 below root, for the sandboxed tool uid."""
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames:
+            Path(dirpath, name).chmod(0o755)
+        for name in filenames:
+            Path(dirpath, name).chmod(0o644)
+
+
 @pytest.fixture
 def workspace_dir() -> Iterator[Path]:
     """A fresh workspace holding copies of the example designs and the SV fixtures."""
     root = make_world_readable_dir("sa-ws-")
     shutil.copytree(EXAMPLES, root / "examples")
     shutil.copytree(FIXTURES / "sv", root / "sv")
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames:
-            Path(dirpath, name).chmod(0o755)
-        for name in filenames:
-            Path(dirpath, name).chmod(0o644)
+    make_tree_readable(root)
     yield root
     shutil.rmtree(root, ignore_errors=True)

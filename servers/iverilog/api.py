@@ -30,6 +30,10 @@ class Icarus(SimulatorFlow):
     def tool(self) -> Tool:
         return toolchain.iverilog()
 
+    def predefines(self) -> dict[str, str]:
+        # ivlpp defines only this one (the others are for synthesis and Verilog-AMS modes).
+        return {"__ICARUS__": "1"}
+
     def compile_argv(self, src: Sources, out_dir: Path, waves: str) -> tuple[list[str], Path]:
         image = out_dir / "sim.vvp"
         dump = self.wave_dump_file(out_dir, src.top)

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import tempfile
 import time
 from collections.abc import Mapping, Sequence
+from functools import cache
 from pathlib import Path
 
 from servers.core import toolchain
@@ -26,6 +31,33 @@ from servers.core.toolchain import Tool
 from servers.core.workspace import InvalidInput
 
 BUILD_JOBS = "2"
+# Options that change what Verilator predefines (--timing adds VERILATOR_TIMING).
+PREDEFINE_OPTIONS = ("--timing", "--assert")
+_DEFINE_LINE = re.compile(r"^`define\s+([A-Za-z_]\w*)(?:\s+(.*))?$")
+
+
+@cache
+def dumped_defines(binary: str, env: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """What this Verilator predefines, as it says itself (`verilator -E --dump-defines`)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        empty = Path(scratch) / "empty.v"
+        empty.write_text("")
+        done = subprocess.run(
+            [binary, "-E", "--dump-defines", *PREDEFINE_OPTIONS, str(empty)],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **dict(env)},
+            timeout=60,
+            check=False,
+        )
+    found = {}
+    for line in done.stdout.splitlines():
+        match = _DEFINE_LINE.match(line.strip())
+        if match:
+            found[match[1]] = (match[2] or "").strip()
+    if done.returncode != 0 or "VERILATOR" not in found:
+        raise RuntimeError(f"verilator --dump-defines failed: {done.stderr.strip()[:200]}")
+    return found
 
 
 class Verilator(SimulatorFlow):
@@ -40,6 +72,10 @@ class Verilator(SimulatorFlow):
     @property
     def compile_env(self) -> Mapping[str, str]:  # type: ignore[override]
         return self.tool.env
+
+    def predefines(self) -> dict[str, str]:
+        tool = self.tool
+        return dumped_defines(tool.path or "verilator", tuple(sorted(tool.env.items())))
 
     def _common(self, src: Sources) -> list[str]:
         argv: list[str] = []
@@ -56,8 +92,7 @@ class Verilator(SimulatorFlow):
         argv = [
             self.tool.path or "verilator",
             "--binary",
-            "--timing",
-            "--assert",
+            *PREDEFINE_OPTIONS,
             "-Wno-fatal",
             "-Wno-MULTITOP",
             "-j",
@@ -118,7 +153,7 @@ class Verilator(SimulatorFlow):
             return cached
         await progress(0.1, "verilator: lint")
         scratch = self.workspace.new_scratch("lint")
-        argv = [self.tool.path or "verilator", "--lint-only", "-Wall", "--timing", "--assert"]
+        argv = [self.tool.path or "verilator", "--lint-only", "-Wall", *PREDEFINE_OPTIONS]
         argv += self._common(src) + [str(p) for p in src.files]
         outcome = await run_process(
             argv,

@@ -9,7 +9,7 @@ import time
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..cache import CacheKey, ResultCache
@@ -26,8 +26,10 @@ from ..workspace import (
     remove_tree,
 )
 from . import inputs
+from .design_rules import is_data_file
 from .enrich import add_snippets, merge
 from .includes import include_closure, is_regular_file
+from .one_text import DesignText, preprocess
 from .slang_check import SlangReport, analyze
 from .verdict import VERDICT_LINES, judge
 
@@ -56,11 +58,18 @@ class Sources:
     include_dirs: list[Path]
     top: str | None
     includes: list[Path] = field(default_factory=list)
+    # ROM images listed among the design: never compiled, only $readmem'd by literal path.
+    data: list[Path] = field(default_factory=list)
 
     @property
     def inputs(self) -> list[Path]:
         """Everything whose content decides a build."""
-        return [*self.files, *self.includes, *self.include_dirs]
+        return [*self.files, *self.includes, *self.include_dirs, *self.data]
+
+    @property
+    def bench(self) -> list[Path]:
+        design = set(self.design)
+        return [p for p in self.files if p not in design]
 
 
 def invalid_result(tool: Tool, exc: InvalidInput) -> ToolResult:
@@ -165,6 +174,11 @@ class SimulatorFlow(ABC):
     compile_env: Mapping[str, str] = {}
     compile_timeout_s: float = 300.0
 
+    def predefines(self) -> dict[str, str]:
+        """The macros the simulator defines on its own: the design text is preprocessed with
+        exactly these, so an `ifdef on a tool name picks the branch this tool would."""
+        return {}
+
     # -- shared steps -------------------------------------------------------------------
     def check_sources(
         self,
@@ -226,6 +240,7 @@ class SimulatorFlow(ABC):
             "top": src.top,
             "waves": waves,
             "design": [self.workspace.relative(p) for p in src.design],
+            "data": [self.workspace.relative(p) for p in src.data],
             "tool_args": list(self.tool.extra_args),
             **(extra_key or {}),
         }
@@ -256,7 +271,33 @@ class SimulatorFlow(ABC):
             cached.cache_hit = True
             cached.duration_s = time.monotonic() - started
             return Build(cached, executable, key)
+        # Build in a private directory and rename it into place, so that concurrent calls
+        # (here or in another server process) never see or remove each other's files.
+        final_dir = out_dir
+        prune_oldest(final_dir.parent, KEEP_BUILDS)
+        out_dir = final_dir.with_name(f"{final_dir.name}.tmp-{uuid.uuid4().hex[:8]}")
+        out_dir.mkdir(parents=True)
         await progress(0.05, f"{self.name}: checking sources with slang")
+        try:
+            design_text = await asyncio.to_thread(self._design_text, src)
+        except InvalidInput as exc:
+            remove_tree(out_dir)
+            return Build(invalid_result(self.tool, exc), None, key)
+        except BaseException:
+            remove_tree(out_dir)
+            raise
+        compiled = src
+        text_names: list[str] = []
+        if design_text is not None:
+            refused = design_text.refused or design_text.errors
+            if refused:
+                remove_tree(out_dir)
+                return Build(self._refused(design_text, started), None, key)
+            # The compiler gets the bytes the checks read, never the design files themselves.
+            design_path = out_dir / "design.sv"
+            atomic_write(design_path, design_text.text)
+            compiled = replace(src, files=[design_path, *src.bench], design=[design_path])
+            text_names = [self.workspace.relative(design_path)]
         slang_task = asyncio.ensure_future(
             asyncio.to_thread(
                 analyze,
@@ -266,6 +307,7 @@ class SimulatorFlow(ABC):
                 defines=src.defines,
                 include_dirs=src.include_dirs,
                 top=src.top,
+                design_text=design_text,
             )
         )
         if src.top is None and self.binds_wave_dump and waves != "none":
@@ -273,15 +315,10 @@ class SimulatorFlow(ABC):
             try:
                 tops = [t for t in (await slang_task).tops if t != WAVE_DUMP_MODULE]
             except InvalidInput as exc:
+                remove_tree(out_dir)
                 return Build(invalid_result(self.tool, exc), None, key)
-            src.top = tops[0] if len(tops) == 1 else None
-        # Build in a private directory and rename it into place, so that concurrent calls
-        # (here or in another server process) never see or remove each other's files.
-        final_dir = out_dir
-        prune_oldest(final_dir.parent, KEEP_BUILDS)
-        out_dir = final_dir.with_name(f"{final_dir.name}.tmp-{uuid.uuid4().hex[:8]}")
-        out_dir.mkdir(parents=True)
-        argv, executable = self.compile_argv(src, out_dir, waves)
+            src.top = compiled.top = tops[0] if len(tops) == 1 else None
+        argv, executable = self.compile_argv(compiled, out_dir, waves)
         await progress(0.15, f"{self.name}: compiling {len(src.files)} files")
         # slang runs beside the compiler: its findings are needed only once both are done.
         try:
@@ -317,6 +354,8 @@ class SimulatorFlow(ABC):
         atomic_write(out_dir / "compile.log", text)
         failed = outcome.exit_code != 0 or outcome.timed_out or not executable.exists()
         own = self.parse_compile(text)
+        if design_text is not None:
+            own = design_text.remap(own, text_names)
         diagnostics = add_snippets(self.workspace, merge(own, report.diagnostics, failed))
         crashed = (
             any(d.category == Category.TOOL_CRASH for d in own)
@@ -389,6 +428,33 @@ class SimulatorFlow(ABC):
         if status in (Status.PASS, Status.COMPILE_FAIL):
             self.cache.put(key, result)
         return Build(result, executable if status == Status.PASS else None, key)
+
+    def _design_text(self, src: Sources) -> DesignText | None:
+        if not src.design:
+            return None
+        return preprocess(
+            self.workspace,
+            src.design,
+            predefines=self.predefines(),
+            defines=src.defines,
+            include_dirs=src.include_dirs,
+            data_files=src.data,
+        )
+
+    def _refused(self, text: DesignText, started: float) -> ToolResult:
+        """The design text broke a rule, or slang could not read it: no compiler runs."""
+        diagnostics = text.refused or text.errors
+        what = "forbidden constructs" if text.refused else "errors"
+        first = diagnostics[0]
+        return ToolResult(
+            status=Status.COMPILE_FAIL,
+            summary=f"{len(diagnostics)} {what} in design sources; first: "
+            f"{first.file}:{first.line}: {first.message}",
+            diagnostics=add_snippets(self.workspace, diagnostics),
+            tool=self.name,
+            tool_version=self.tool.version,
+            duration_s=time.monotonic() - started,
+        )
 
     def sim_dir(self, label: str) -> Path:
         """A scratch directory whose SIM_CWD subdirectory (the simulation's cwd) shows the
@@ -490,12 +556,19 @@ class SimulatorFlow(ABC):
 
             return missing_tool_result(self.tool, missing_tool_message(self.tool))
         try:
-            design_files = inputs.source_files(self.workspace, design, "design")
+            given = inputs.source_files(self.workspace, design, "design")
+            data = [p for p in given if is_data_file(p)]
+            design_files = [p for p in given if not is_data_file(p)]
+            if not design_files:
+                raise InvalidInput(
+                    "design: no SystemVerilog file among the design files", argument="design"
+                )
             bench_files = inputs.source_files(self.workspace, testbench, "testbench")
             dirs = inputs.include_dirs(self.workspace, include_dirs)
             src = Sources(
                 files=[*design_files, *bench_files],
                 design=design_files,
+                data=data,
                 defines=inputs.defines(defines),
                 include_dirs=dirs,
                 top=inputs.top_module(top),
@@ -515,6 +588,7 @@ class SimulatorFlow(ABC):
                 "plusargs": args,
                 "waves": wave_format,
                 "design": [self.workspace.relative(p) for p in src.design],
+                "data": [self.workspace.relative(p) for p in src.data],
                 "tool_args": list(self.tool.extra_args),
             },
             files=[*src.inputs, *self.runtime_inputs([*src.files, *src.includes], args)],

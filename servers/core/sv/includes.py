@@ -19,18 +19,6 @@ MAX_INCLUDED_FILES = 500
 MAX_DEPTH = 16
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _INCLUDE = re.compile(r'`include\b\s*(?P<arg>"[^"\n]*"|<[^>\n]*>|\S+)')
-_DEFINE = re.compile(
-    r"`(?P<kind>define|undef)\s+(?P<name>[A-Za-z_]\w*)|`(?P<all>resetall|undefineall)\b"
-)
-_MACRO_USE = re.compile(r"`(?:ifdef|ifndef|elsif)\s+(?P<cond>[A-Za-z_]\w*)|`(?P<use>[A-Za-z_]\w*)")
-_DIRECTIVES = frozenset(
-    {
-        "define", "undef", "ifdef", "ifndef", "elsif", "else", "endif", "include", "timescale",
-        "default_nettype", "resetall", "undefineall", "line", "celldefine", "endcelldefine",
-        "pragma", "begin_keywords", "end_keywords", "unconnected_drive", "nounconnected_drive",
-        "__FILE__", "__LINE__",
-    }
-)  # fmt: skip
 
 
 def strip_comments(text: str) -> str:
@@ -77,6 +65,21 @@ def _locate(
     return None
 
 
+def refuse_reads_outside(workspace: Workspace, manager: object) -> None:
+    """Nothing slang read outside the workspace may reach the caller, not even quoted."""
+    outside = [
+        path
+        for buffer in manager.getAllBuffers()  # type: ignore[attr-defined]
+        if (path := Path(manager.getFullPath(buffer)))  # type: ignore[attr-defined]
+        and path.is_absolute()
+        and workspace.root not in path.resolve().parents
+    ]
+    if outside:
+        raise InvalidInput(
+            f"sources read {len(outside)} file(s) outside the workspace", argument="include"
+        )
+
+
 def include_closure(
     workspace: Workspace, sources: Iterable[Path], include_dirs: Sequence[Path] = ()
 ) -> list[Path]:
@@ -106,25 +109,3 @@ def include_closure(
             if depth < MAX_DEPTH:
                 stack.append((target, depth + 1))
     return found
-
-
-def defined_macros(path: Path) -> list[tuple[str, int, int]]:
-    """(`define/`undef NAME or `resetall/`undefineall, line, column) in a file."""
-    text = strip_comments(path.read_text(errors="replace"))
-    found = []
-    for match in _DEFINE.finditer(text):
-        line = text.count("\n", 0, match.start()) + 1
-        column = match.start() - (text.rfind("\n", 0, match.start()) + 1) + 1
-        found.append((match["name"] or f"`{match['all']}", line, column))
-    return found
-
-
-def used_macros(paths: Iterable[Path]) -> set[str]:
-    names: set[str] = set()
-    for path in paths:
-        text = strip_comments(path.read_text(errors="replace"))
-        for match in _MACRO_USE.finditer(text):
-            name = match["cond"] or match["use"]
-            if name not in _DIRECTIVES:
-                names.add(name)
-    return names

@@ -1,5 +1,6 @@
 """pyslang over the sources: diagnostics with columns, the top modules, and what design files
-may not contain (output system tasks, reaches into the testbench)."""
+may not contain (see one_text for the text rules; here: reaches into the testbench, and names
+taken from it). The design is read as its preprocessed text, the bytes the compiler gets."""
 
 from __future__ import annotations
 
@@ -19,31 +20,17 @@ from pyslang.ast import (
     HierarchicalValueExpression,
     VisitAction,
 )
-from pyslang.parsing import PreprocessorOptions, Token, TokenKind
+from pyslang.parsing import PreprocessorOptions
 from pyslang.syntax import SyntaxTree
 
 from ..models import Category, Diagnostic, Severity
-from ..workspace import InvalidInput, Workspace
+from ..workspace import Workspace
 from .categories import HINTS, category_for_slang
-from .includes import defined_macros, include_closure, used_macros
+from .design_rules import ALLOWED_IN_DESIGN
+from .includes import refuse_reads_outside
+from .one_text import DesignText, preprocess
 
-# The system functions a design may call: pure computation, queries, plusargs, ROM loading,
-# and the severity tasks that can only fail a run. Anything else (printing, file I/O, ending
-# or steering the simulation, Verilator's $c) could forge the testbench's verdict, so design
-# files are held to this allow list rather than to a list of known-bad names.
-ALLOWED_IN_DESIGN = frozenset(
-    {
-        "$bits", "$clog2", "$signed", "$unsigned", "$size", "$left", "$right", "$low", "$high",
-        "$increment", "$dimensions", "$unpacked_dimensions", "$countones", "$countbits",
-        "$onehot", "$onehot0", "$isunknown", "$past", "$rose", "$fell", "$stable", "$changed",
-        "$sampled", "$time", "$stime", "$realtime", "$random", "$urandom", "$urandom_range",
-        "$itor", "$rtoi", "$bitstoreal", "$realtobits", "$shortrealtobits", "$bitstoshortreal",
-        "$ln", "$log10", "$exp", "$sqrt", "$pow", "$floor", "$ceil", "$sin", "$cos", "$tan",
-        "$asin", "$acos", "$atan", "$atan2", "$hypot", "$sinh", "$cosh", "$tanh", "$asinh",
-        "$acosh", "$atanh", "$typename", "$cast", "$sformatf", "$sformat", "$error", "$fatal",
-        "$readmemh", "$readmemb", "$test$plusargs", "$value$plusargs", "$unit", "$root",
-    }
-)  # fmt: skip
+__all__ = ["ALLOWED_IN_DESIGN", "SlangReport", "analyze"]
 
 
 @dataclass
@@ -51,6 +38,7 @@ class SlangReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     forbidden: list[Diagnostic] = field(default_factory=list)
     tops: list[str] = field(default_factory=list)
+    design_text: DesignText | None = None
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -75,8 +63,24 @@ def analyze(
     defines: Mapping[str, str] | None = None,
     include_dirs: Sequence[Path] = (),
     top: str | None = None,
+    predefines: Mapping[str, str] | None = None,
+    design_text: DesignText | None = None,
+    data_files: Sequence[Path] = (),
 ) -> SlangReport:
-    """Parse and elaborate with slang; never raises on bad code, only reports."""
+    """Parse and elaborate with slang; never raises on bad code, only reports. The `design`
+    files among `sources` are read as one preprocessed text (given, or made here with the
+    simulator's `predefines`); the others, the testbench, as they are."""
+    if design and design_text is None:
+        design_text = preprocess(
+            workspace,
+            design,
+            predefines=predefines or {},
+            defines=defines,
+            include_dirs=include_dirs,
+            data_files=data_files,
+        )
+    design_set = {p.resolve() for p in design}
+    bench = [p for p in sources if p.resolve() not in design_set]
     pre = PreprocessorOptions()
     pre.predefines = [f"{k}={v}" if v != "" else k for k, v in (defines or {}).items()]
     # The compilers run from the workspace root, so an include resolves from there too.
@@ -87,24 +91,21 @@ def analyze(
     bag = Bag([pre, comp_opts])
     manager = pyslang.SourceManager()
     compilation = Compilation(bag)
-    trees: dict[Path, SyntaxTree] = {}
-    for path in sources:
+    design_tree: SyntaxTree | None = None
+    if design_text is not None:
+        design_tree = SyntaxTree.fromText(design_text.text, manager, DESIGN_NAME, "", bag)
+        compilation.addSyntaxTree(design_tree)
+    design_buffers = (
+        {design_tree.root.sourceRange.start.buffer.id} if design_tree is not None else set()
+    )
+    bench_trees = []
+    for path in bench:
         tree = SyntaxTree.fromFile(str(path), manager, bag)
-        trees[path] = tree
+        bench_trees.append(tree)
         compilation.addSyntaxTree(tree)
-    outside = [
-        path
-        for buffer in manager.getAllBuffers()
-        if (path := Path(manager.getFullPath(buffer)))
-        and path.is_absolute()
-        and workspace.root not in path.resolve().parents
-    ]
-    if outside:
-        # Nothing slang read outside the workspace may reach the caller, not even quoted.
-        raise InvalidInput(
-            f"sources read {len(outside)} file(s) outside the workspace", argument="include"
-        )
-    report = SlangReport()
+    refuse_reads_outside(workspace, manager)
+    places = _Places(workspace, manager, design_buffers)
+    report = SlangReport(design_text=design_text)
     engine = DiagnosticEngine(manager)
     diags = list(compilation.getAllDiagnostics())
     try:
@@ -116,15 +117,11 @@ def analyze(
         diags += list(analysis.getDiagnostics())
     except Exception:
         pass
-    seen: set[tuple[str, int, int, str]] = set()
+    seen: set[tuple[str | None, int | None, int | None, str]] = set()
     for diag in diags:
-        location = diag.location
         name = str(diag.code).removeprefix("DiagCode(").removesuffix(")")
-        raw_file = manager.getFileName(location) if location else ""
-        line = manager.getLineNumber(location) if location else 0
-        column = manager.getColumnNumber(location) if location else 0
-        message = engine.formatMessage(diag)
-        key = (raw_file, line, column, name)
+        file, line, column = places.of(diag.location)
+        key = (file, line, column, name)
         if key in seen:
             continue
         seen.add(key)
@@ -137,101 +134,130 @@ def analyze(
                 severity=Severity.ERROR if diag.isError() else Severity.WARNING,
                 category=category,
                 code=option or name,
-                file=workspace.relative(raw_file) if raw_file else None,
-                line=line or None,
-                column=column or None,
-                message=message,
+                file=file,
+                line=line,
+                column=column,
+                message=engine.formatMessage(diag),
                 hint=HINTS[category],
                 source="slang",
             )
         )
     report.tops = [inst.name for inst in compilation.getRoot().topInstances]
-    design_set = {p.resolve() for p in design}
-    for path, tree in trees.items():
-        if path.resolve() in design_set:
-            report.forbidden += _forbidden_tasks(workspace, manager, tree)
-    if design_set:
-        bench = [p for p in sources if p.resolve() not in design_set]
-        design_side = set(design_set) | {
-            p.resolve() for p in include_closure(workspace, list(design_set), include_dirs)
-        }
-        bench_side = {p.resolve() for p in bench} | {
-            p.resolve() for p in include_closure(workspace, bench, include_dirs)
-        }
-        report.forbidden += _upward_references(
-            workspace, manager, compilation, design_side - bench_side
-        )
-        report.forbidden += _macro_leaks(workspace, design_side - bench_side, bench_side)
+    if design_text is not None and design_tree is not None:
+        report.forbidden += design_text.refused
+        report.forbidden += _upward_references(places, compilation)
+        report.forbidden += _taken_names(places, design_tree, bench_trees)
+        report.diagnostics = design_text.remap(report.diagnostics, [DESIGN_NAME])
+        report.forbidden = design_text.remap(report.forbidden, [DESIGN_NAME])
     return report
 
 
-def _macro_leaks(
-    workspace: Workspace, design_files: set[Path], bench_files: set[Path]
-) -> list[Diagnostic]:
-    """Design and testbench share one compilation unit: a design `define of a name the
-    testbench tests or uses (its `ifndef CYCLES default, say) would rewrite the testbench."""
-    used = used_macros(bench_files)
+DESIGN_NAME = "<design text>"
+_DEFINITIONS = {
+    "ModuleDeclaration": "module",
+    "InterfaceDeclaration": "interface",
+    "PackageDeclaration": "package",
+    "ProgramDeclaration": "program",
+    "UdpDeclaration": "primitive",
+    "CheckerDeclaration": "checker",
+    "ClassDeclaration": "class",
+}
+
+
+class _Places:
+    """Where a location is, for diagnostics; the design's buffer is known by its identity."""
+
+    def __init__(
+        self, workspace: Workspace, manager: pyslang.SourceManager, design_buffers: set[int]
+    ):
+        self.workspace = workspace
+        self.manager = manager
+        self.design_buffers = design_buffers
+
+    def in_design(self, location: object) -> bool:
+        if location is None:
+            return False
+        return self.manager.getFullyExpandedLoc(location).buffer.id in self.design_buffers
+
+    def of(self, location: object) -> tuple[str | None, int | None, int | None]:
+        if not location:
+            return None, None, None
+        raw = self.manager.getFileName(location)
+        if self.in_design(location):
+            raw = DESIGN_NAME
+        file = (raw if raw == DESIGN_NAME else self.workspace.relative(raw)) if raw else None
+        line = self.manager.getLineNumber(location) or None
+        column = self.manager.getColumnNumber(location) or None
+        return file, line, column
+
+    def forbidden(
+        self,
+        location: object,
+        what: str,
+        hint: str | None = None,
+        code: str = "design-reach",
+    ) -> Diagnostic:
+        file, line, column = self.of(location)
+        return Diagnostic(
+            severity=Severity.ERROR,
+            category=Category.FORBIDDEN_CONSTRUCT,
+            code=code,
+            file=file,
+            line=line,
+            column=column,
+            message=f"{what} is not allowed in a design source",
+            hint=hint or HINTS[Category.FORBIDDEN_CONSTRUCT],
+            source="silicon-agent",
+        )
+
+
+def _definitions(tree: SyntaxTree) -> list[tuple[str, str, object]]:
+    """(kind, name, location) of every definition a file declares."""
     found = []
-    for path in sorted(design_files):
-        for name, line, column in defined_macros(path):
-            if name.startswith("`") or name in used:
-                what = name if name.startswith("`") else f"`define/`undef of {name}"
-                found.append(
-                    Diagnostic(
-                        severity=Severity.ERROR,
-                        category=Category.FORBIDDEN_CONSTRUCT,
-                        code="design-macro",
-                        file=workspace.relative(path),
-                        line=line,
-                        column=column,
-                        message=f"{what} in a design file would change the testbench's macros",
-                        hint="Rename the design's macro (or use a parameter); testbench macros "
-                        "are the testbench's own.",
-                        source="silicon-agent",
-                    )
-                )
-    return found
-
-
-def _forbidden_tasks(
-    workspace: Workspace, manager: pyslang.SourceManager, tree: SyntaxTree
-) -> list[Diagnostic]:
-    found: list[Diagnostic] = []
 
     def visit(node: object) -> VisitAction:
-        if isinstance(node, Token):
-            if node.kind == TokenKind.SystemIdentifier and node.valueText not in ALLOWED_IN_DESIGN:
-                found.append(_forbidden(workspace, manager, node.location, node.valueText))
-            elif node.kind == TokenKind.StringLiteral and node.valueText.startswith("DPI"):
-                found.append(_forbidden(workspace, manager, node.location, "DPI import"))
+        kind = getattr(getattr(node, "kind", None), "name", "")
+        if kind in _DEFINITIONS:
+            header = getattr(node, "header", None)
+            name = getattr(header if header is not None else node, "name", None)
+            if name is not None and name.valueText:
+                found.append((_DEFINITIONS[kind], name.valueText, name.location))
         return VisitAction.Advance
 
     tree.root.visit(visit)
     return found
 
 
-def _upward_references(
-    workspace: Workspace,
-    manager: pyslang.SourceManager,
-    compilation: Compilation,
-    design_files: set[Path],
+def _taken_names(
+    places: _Places, design_tree: SyntaxTree, bench_trees: Sequence[SyntaxTree]
 ) -> list[Diagnostic]:
+    """A design definition named like a testbench one would replace it on one simulator or
+    the other (Verilator only warns), so the testbench could run the design's copy."""
+    bench_names = {name for tree in bench_trees for _, name, _ in _definitions(tree)}
+    return [
+        places.forbidden(
+            location,
+            f"the {kind} name '{name}' (the testbench defines it)",
+            "Rename the design's definition: names the testbench defines are its own.",
+            code="design-name",
+        )
+        for kind, name, location in _definitions(design_tree)
+        if name in bench_names
+    ]
+
+
+def _upward_references(places: _Places, compilation: Compilation) -> list[Diagnostic]:
     """A hierarchical name, task call, disable or defparam written in a design file that lands
     outside the design's own files (`tb.errors = 0`, `tb.report()`, `disable tb.check`) could
     rewrite or cut short the testbench's checking."""
-    design_names = {str(p) for p in design_files}
     found: list[Diagnostic] = []
 
     def defined_in_design(symbol: object) -> bool:
-        location = getattr(symbol, "location", None)
-        if location is None:
-            return False
-        return str(Path(manager.getFileName(location)).resolve()) in design_names
+        return places.in_design(getattr(symbol, "location", None))
 
     def report(location: object, what: str) -> None:
-        written_in = str(Path(manager.getFileName(location)).resolve())
-        if written_in in design_names:
-            found.append(_forbidden(workspace, manager, location, what))
+        if places.in_design(location):
+            found.append(places.forbidden(location, what))
 
     def visit(node: object) -> VisitAction:
         if isinstance(node, HierarchicalValueExpression):
@@ -256,20 +282,3 @@ def _upward_references(
 
     compilation.getRoot().visit(visit)
     return found
-
-
-def _forbidden(
-    workspace: Workspace, manager: pyslang.SourceManager, location: object, what: str
-) -> Diagnostic:
-    raw = manager.getFileName(location)
-    return Diagnostic(
-        severity=Severity.ERROR,
-        category=Category.FORBIDDEN_CONSTRUCT,
-        code="design-output",
-        file=workspace.relative(raw),
-        line=manager.getLineNumber(location),
-        column=manager.getColumnNumber(location),
-        message=f"{what} is not allowed in a design source (only testbenches report)",
-        hint=HINTS[Category.FORBIDDEN_CONSTRUCT],
-        source="silicon-agent",
-    )
