@@ -10,6 +10,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from servers.core.sv.trace import TraceSpec, TraceStream
+
 HDL_DIR = Path(__file__).resolve().parent
 REPO = HDL_DIR.parent
 BLOCKS_YAML = HDL_DIR / "blocks.yaml"
@@ -75,6 +77,22 @@ class Vectors(BaseModel):
     )
 
 
+class BlockTrace(BaseModel):
+    """Which DUT output streams the trace judge follows (the expected beats are the case's
+    own, written where the simulation cannot read them: ``hdl/sim.py``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dut: str = Field("dut", description="instance path of the block in its testbench")
+    clock: str = "clk"
+    reset: str | None = "rst_n"
+    reset_active_low: bool = True
+    streams: list[TraceStream] = Field(min_length=1)
+
+    def spec(self, expected: str | None) -> TraceSpec:
+        return TraceSpec(**self.model_dump(), expected=expected)
+
+
 class Block(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -88,6 +106,9 @@ class Block(BaseModel):
     tb_top: str | None = None
     ports: list[Port] = Field(default_factory=list)
     vectors: Vectors
+    trace: BlockTrace | None = Field(
+        None, description="output streams the server traces and judges on its own"
+    )
 
     @property
     def rtl_file(self) -> str:
