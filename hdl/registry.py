@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from servers.core.sv.trace import TraceSpec, TraceStream
 
@@ -109,6 +109,26 @@ class Block(BaseModel):
     trace: BlockTrace | None = Field(
         None, description="output streams the server traces and judges on its own"
     )
+
+    @model_validator(mode="after")
+    def _trace_ports_exist(self) -> Block:
+        """Every traced port is one of the block's ports, in the direction its role needs."""
+        if self.trace is None:
+            return self
+        direction = {p.name: p.direction for p in self.ports}
+        wanted = [(self.trace.clock, "input")]
+        if self.trace.reset is not None:
+            wanted.append((self.trace.reset, "input"))
+        for s in self.trace.streams:
+            # Data, valid, last and user come from the side that sends, ready from the other.
+            sends = "input" if s.reference_only else "output"
+            receives = "output" if s.reference_only else "input"
+            wanted += [(p, sends) for p in (s.data, s.valid, s.last, s.user) if p is not None]
+            wanted += [(s.ready, receives)] if s.ready is not None else []
+        for port, want in wanted:
+            if direction.get(port) != want:
+                raise ValueError(f"{self.name}: trace port {port} is not an {want} of the block")
+        return self
 
     @property
     def rtl_file(self) -> str:
