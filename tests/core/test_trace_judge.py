@@ -113,3 +113,12 @@ def test_agreement_or_no_testbench_verdict_keeps_the_status(status: Status, pass
     result = ToolResult(status=status, tool="verilator")
     tj.reconcile(result, tj.TraceCheck(passed=passed, agrees=True, beats=1, mismatch_count=0))
     assert result.status == status and result.trace and result.trace.agrees
+
+
+def test_a_missing_trace_withholds_a_pass(tmp_path: Path) -> None:
+    result = ToolResult(status=Status.PASS, tool="iverilog")
+    ws = Workspace.open(tmp_path)
+    (tmp_path / "exp.json").write_text(EXPECTED.model_dump_json())
+    tj.judge_run(ws, SPEC, tmp_path / "never-written.txt", result)
+    assert result.status == Status.INVALID_INPUT
+    assert "no trace was written" in result.summary

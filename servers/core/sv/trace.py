@@ -375,7 +375,12 @@ def reconcile(result: ToolResult, check: TraceCheck) -> None:
         return
     check.agrees = False
     said = "PASS" if testbench_passed else "a failure"
-    found = "no mismatch" if check.passed else f"{check.mismatch_count} mismatches"
+    if check.passed:
+        found = "no mismatch"
+    elif check.mismatch_count:
+        found = f"{check.mismatch_count} mismatches"
+    else:  # no trace, or one that cannot be read: nothing confirms the testbench's PASS
+        found = check.summary.removeprefix("trace: ")
     message = f"the testbench reported {said} but the server's trace of the DUT shows {found}"
     result.status = Status.INVALID_INPUT
     result.summary = f"{message}; the verdict is withheld"
