@@ -18,6 +18,7 @@ import json
 import os
 import re
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
 
@@ -207,8 +208,11 @@ def module_file(workspace: Workspace, spec: TraceSpec, top: str, bind: bool) -> 
     return path, name
 
 
-class Trace(BaseModel):
-    """The parsed trace: per stream, its accepted beats split into passes at each reset."""
+@dataclass
+class Trace:
+    """The parsed trace: per stream, its accepted beats split into passes at each reset (a
+    dataclass: the server wrote it, and a pydantic check of every beat costs more than the
+    simulation of a small block)."""
 
     passes: list[list[list[Beat]]]
     complete: bool
@@ -294,6 +298,8 @@ def _compare(
     first: Mismatch | None = None
     ports = (stream.data, stream.last, stream.user)
     for n, (g, w) in enumerate(zip(got, want, strict=False)):
+        if g == w:  # the same text: equal without converting a value
+            continue
         for port, gv, wv in zip(ports, g, w, strict=True):
             if port is None or wv is None or _value(gv) == _value(wv):
                 continue
