@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from servers.core.sv.trace import TraceSpec, TraceStream
 
 HDL_DIR = Path(__file__).resolve().parent
 REPO = HDL_DIR.parent
@@ -75,6 +77,22 @@ class Vectors(BaseModel):
     )
 
 
+class BlockTrace(BaseModel):
+    """Which DUT output streams the trace judge follows (the expected beats are the case's
+    own, written where the simulation cannot read them: ``hdl/sim.py``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dut: str = Field("dut", description="instance path of the block in its testbench")
+    clock: str = "clk"
+    reset: str | None = "rst_n"
+    reset_active_low: bool = True
+    streams: list[TraceStream] = Field(min_length=1)
+
+    def spec(self, expected: str | None) -> TraceSpec:
+        return TraceSpec(**self.model_dump(), expected=expected)
+
+
 class Block(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -88,6 +106,29 @@ class Block(BaseModel):
     tb_top: str | None = None
     ports: list[Port] = Field(default_factory=list)
     vectors: Vectors
+    trace: BlockTrace | None = Field(
+        None, description="output streams the server traces and judges on its own"
+    )
+
+    @model_validator(mode="after")
+    def _trace_ports_exist(self) -> Block:
+        """Every traced port is one of the block's ports, in the direction its role needs."""
+        if self.trace is None:
+            return self
+        direction = {p.name: p.direction for p in self.ports}
+        wanted = [(self.trace.clock, "input")]
+        if self.trace.reset is not None:
+            wanted.append((self.trace.reset, "input"))
+        for s in self.trace.streams:
+            # Data, valid, last and user come from the side that sends, ready from the other.
+            sends = "input" if s.reference_only else "output"
+            receives = "output" if s.reference_only else "input"
+            wanted += [(p, sends) for p in (s.data, s.valid, s.last, s.user) if p is not None]
+            wanted += [(s.ready, receives)] if s.ready is not None else []
+        for port, want in wanted:
+            if direction.get(port) != want:
+                raise ValueError(f"{self.name}: trace port {port} is not an {want} of the block")
+        return self
 
     @property
     def rtl_file(self) -> str:

@@ -25,8 +25,9 @@ async def run_block(name: str, sim_name: str, seed: int, lint: bool) -> int:
         sim = simulator(ws, sim_name)  # type: ignore[arg-type]
         for case in vs.generate(block, seed=seed):
             res = await run_case(sim, block, case, timeout_s=900)
+            judged = f"; {res.trace.summary}" if res.trace is not None else ""
             print(
-                f"{block.name} {case.case} {sim_name}: {res.status} {res.summary} "
+                f"{block.name} {case.case} {sim_name}: {res.status} {res.summary}{judged} "
                 f"({res.duration_s:.1f} s)",
                 flush=True,
             )

@@ -14,9 +14,10 @@ from typing import Literal
 
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from hdl.registry import REPO, Block, load_sidecar
+from hdl.trace_expect import expected_beats
 from servers.core.models import ToolResult
 from servers.core.workspace import Workspace
 from servers.iverilog import server as iverilog_server
@@ -34,6 +35,9 @@ class VectorCase(BaseModel):
     case: str
     directory: str
     plusargs: list[str]
+    expected: str | None = Field(
+        None, description="the trace judge's expected beats, in a folder the run cannot read"
+    )
 
 
 class VectorSet:
@@ -44,6 +48,10 @@ class VectorSet:
         self.root = workspace.keep_dir("vectors") / f"{label}-{uuid.uuid4().hex[:12]}"
         self.root.mkdir(parents=True)
         self.root.chmod(0o755)
+        # The trace judge's expected beats: readable by the server alone (the tools run as
+        # another uid), so neither the design nor the testbench can read or change them.
+        self.hidden = workspace.keep_dir("hidden") / self.root.name
+        self.hidden.mkdir(mode=0o700, parents=True)
 
     def generate(
         self, block: Block, seed: int = 0, params: dict[str, object] | None = None
@@ -71,18 +79,27 @@ class VectorSet:
             meta = load_sidecar(case_dir, block.name)
             # Absolute: the simulators run in a scratch cwd that does not link .silicon-agent/.
             where = str(case_dir.resolve())
+            expected = None
+            if block.trace is not None:
+                stream = block.trace.streams[0].name
+                beats = expected_beats(block.name, stream, case_dir, meta)
+                hidden = self.hidden / f"{block.name}-{case_dir.name}-{uuid.uuid4().hex[:8]}.json"
+                hidden.write_text(beats.model_dump_json())
+                expected = str(hidden)
             cases.append(
                 VectorCase(
                     block=block.name,
                     case=case_dir.name,
                     directory=where,
                     plusargs=[f"VECTORS={where}", *block.plusargs(meta)],
+                    expected=expected,
                 )
             )
         return cases
 
     def close(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
+        shutil.rmtree(self.hidden, ignore_errors=True)
 
 
 def repo_workspace() -> Workspace:
@@ -135,6 +152,11 @@ async def run_case(
         top=block.tb_top,
         plusargs=[*case.plusargs, f"SEED={seed}"],
         timeout_s=timeout_s,
+        trace=(
+            block.trace.spec(case.expected).model_dump()
+            if block.trace is not None and case.expected is not None
+            else None
+        ),
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -34,6 +35,15 @@ def processes_mentioning(text: str) -> list[str]:
         if text in cmdline:
             found.append(pid)
     return found
+
+
+def example_trace(name: str, folder: str = "examples") -> dict:
+    """hdl/examples/<name>/trace.json as a run_testbench trace argument for a workspace that
+    holds the examples under ``folder`` (its expected file is relative to the example)."""
+    spec = json.loads((EXAMPLES / name / "trace.json").read_text())
+    if spec.get("expected"):
+        spec["expected"] = f"{folder}/{name}/{spec['expected']}"
+    return spec
 
 
 def make_world_readable_dir(prefix: str) -> Path:

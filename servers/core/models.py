@@ -72,6 +72,19 @@ class Mismatch(BaseModel):
     actual: str | None = None
 
 
+class TraceCheck(BaseModel):
+    """The server's own verdict from its trace of the DUT's output beats (hidden-asset runs)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passed: bool = Field(description="every traced beat matched the server's expected beats")
+    agrees: bool = Field(description="false: it disagrees with the testbench, verdict withheld")
+    beats: int = Field(description="accepted output beats traced")
+    mismatch_count: int
+    first_mismatch: Mismatch | None = None
+    summary: str = ""
+
+
 class ToolResult(BaseModel):
     """The verdict of one tool call. Every field is filled by the server, never by the design."""
 
@@ -95,3 +108,6 @@ class ToolResult(BaseModel):
         default_factory=dict, description="Workspace-relative paths: image, log, waves"
     )
     output_tail: str | None = Field(None, description="Last lines of the tool output")
+    trace: TraceCheck | None = Field(
+        None, description="The trace judge's verdict, when run_testbench was given a trace"
+    )

@@ -40,6 +40,8 @@ class Icarus(SimulatorFlow):
         argv = [self.tool.path or "iverilog", "-g2012", "-o", str(image)]
         if src.top:
             argv += ["-s", src.top, "-s", WAVE_DUMP_MODULE]
+        for root in src.roots:
+            argv += ["-s", root]
         for name, value in src.defines.items():
             argv.append(f"-D{name}={value}" if value != "" else f"-D{name}")
         for directory in src.include_dirs:

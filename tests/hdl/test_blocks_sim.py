@@ -88,6 +88,8 @@ async def _run_all(
             result.output_tail,
         )
         assert result.mismatch_count == 0
+        # The server's own trace of the output beats agrees with the testbench.
+        assert result.trace is not None and result.trace.passed, (case.case, result.trace)
         assert result.samples is not None and result.samples >= MIN_SAMPLES.get(name, 1), case.case
 
 

@@ -450,3 +450,5 @@ async def test_mutation_is_caught(
     result = await run_case(sim, block, case, design=design)
     assert result.status == Status.SIM_FAIL, (label, result.status, result.summary)
     assert result.first_mismatch is not None and (result.mismatch_count or 0) > 0
+    # The server's trace of the DUT's output beats finds the bug as well (agreement).
+    assert result.trace is not None and not result.trace.passed and result.trace.agrees

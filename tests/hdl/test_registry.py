@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 
 import pytest
+import yaml
+from pydantic import ValidationError
 
-from hdl.registry import PACKAGE_SV, REPO, BlockStatus, Registry, load_registry
+from hdl.registry import BLOCKS_YAML, PACKAGE_SV, REPO, BlockStatus, Registry, load_registry
 from refmodels.vectors import BLOCKS
 
 PORT = re.compile(r"^\s*(input|output)\s+logic\s*(\[[^\]]*\])?\s*(\w+)\s*,?\s*$", re.M)
@@ -110,3 +112,16 @@ def test_rtl_house_style(registry: Registry, name: str) -> None:
                 assert body.lstrip().startswith("if (!rst_n) begin") or (
                     writes and all(w.endswith("mem_r") for w in writes)
                 ), (path, writes)
+
+
+def test_every_verified_block_is_traced_and_its_ports_are_checked() -> None:
+    from hdl.trace_expect import EXPECTED
+
+    registry = load_registry()
+    for block in registry.verified():
+        assert block.trace is not None and block.name in EXPECTED, block.name
+    raw = yaml.safe_load(BLOCKS_YAML.read_text())
+    first = raw["blocks"][0]
+    first["trace"]["streams"][0]["data"] = "s_axis_tdata_i"
+    with pytest.raises(ValidationError, match="trace port s_axis_tdata_i is not an output"):
+        Registry.model_validate(raw)

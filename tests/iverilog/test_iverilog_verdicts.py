@@ -10,6 +10,7 @@ import pytest
 from servers.core.models import Category, Severity, Status
 from servers.core.workspace import Workspace
 from servers.iverilog.api import Icarus
+from tests.conftest import example_trace
 
 pytestmark = pytest.mark.anyio
 COUNTER_TB = ["examples/counter/tb_counter.sv"]
@@ -22,10 +23,20 @@ def icarus(workspace_dir: Path) -> Icarus:
 
 
 async def test_passing_designs_pass(icarus: Icarus) -> None:
-    counter = await icarus.run_testbench(["examples/counter/counter.sv"], COUNTER_TB)
-    fifo = await icarus.run_testbench(["examples/fifo/fifo.sv"], FIFO_TB)
+    counter = await icarus.run_testbench(
+        ["examples/counter/counter.sv"],
+        COUNTER_TB,
+        top="tb_counter",
+        trace=example_trace("counter"),
+    )
+    fifo = await icarus.run_testbench(
+        ["examples/fifo/fifo.sv"], FIFO_TB, top="tb_fifo", trace=example_trace("fifo")
+    )
     for result in (counter, fifo):
         assert result.status == Status.PASS, result.summary
+        # The trace judge agrees: its own beats matched (the counter's ramp, the FIFO's input).
+        assert result.trace and result.trace.passed and result.trace.agrees, result.trace
+        assert result.trace.beats > 100
         assert result.mismatch_count == 0 and result.samples and result.samples > 100
         assert result.exit_code == 0 and not result.timed_out
         assert result.tool == "iverilog" and result.tool_version
@@ -33,8 +44,15 @@ async def test_passing_designs_pass(icarus: Icarus) -> None:
 
 
 async def test_functional_bug_gives_first_mismatch(icarus: Icarus) -> None:
-    result = await icarus.run_testbench(["examples/counter/counter_broken.sv"], COUNTER_TB)
+    result = await icarus.run_testbench(
+        ["examples/counter/counter_broken.sv"],
+        COUNTER_TB,
+        top="tb_counter",
+        trace=example_trace("counter"),
+    )
     assert result.status == Status.SIM_FAIL
+    assert result.trace and not result.trace.passed and result.trace.agrees
+    assert result.trace.first_mismatch and result.trace.first_mismatch.actual == "07"
     assert result.first_mismatch is not None
     assert result.first_mismatch.signal == "count_o"
     # The broken counter jumps 5 -> 7: the first wrong value is 07 where 06 was due.
@@ -44,8 +62,11 @@ async def test_functional_bug_gives_first_mismatch(icarus: Icarus) -> None:
 
 
 async def test_backpressure_bug_is_caught(icarus: Icarus) -> None:
-    result = await icarus.run_testbench(["examples/fifo/fifo_broken.sv"], FIFO_TB)
+    result = await icarus.run_testbench(
+        ["examples/fifo/fifo_broken.sv"], FIFO_TB, top="tb_fifo", trace=example_trace("fifo")
+    )
     assert result.status == Status.SIM_FAIL
+    assert result.trace and not result.trace.passed and result.trace.agrees
     assert result.first_mismatch and result.first_mismatch.signal == "m_axis_tdata_o"
 
 

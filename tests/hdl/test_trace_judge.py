@@ -1,0 +1,111 @@
+"""The trace judge withholds a verdict whose testbench summary lies, on both simulators.
+
+A testbench whose harness prints a false summary stands in for any path by which the summary
+could lie: with the mutant design it says PASS (and hides its MISMATCH lines), with the
+reference design it says it failed. The server's own trace of the DUT's output beats disagrees
+either way, so the verdict is withheld. The agreement on every block and mutant is shown by
+test_blocks_sim.py and test_mutations.py, whose runs go through the same judge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from hdl.registry import REPO, Registry
+from hdl.sim import VectorCase, VectorSet, run_case, simulator
+from servers.core.models import Category, Status
+from servers.core.workspace import Workspace
+
+pytestmark = pytest.mark.anyio
+
+MUTATION = (
+    "x2_r <= {x2_r[3] ^ x2_r[2] ^ x2_r[1] ^ x2_r[0], x2_r[C_INIT_W-1:1]};",
+    "x2_r <= {x2_r[3] ^ x2_r[1] ^ x2_r[0], x2_r[C_INIT_W-1:1]};",
+)
+SILENT_MISMATCH = (
+    '$display("MISMATCH time=%0t cycle=%0d signal=%s expected=%h actual=%h", $time, cycle, \\\n'
+    "             SIGNAL, EXPECTED, ACTUAL); \\\n",
+    "",
+)
+FALSE_PASS = (
+    '$display("Mismatches: %0d in %0d samples", errors, samples);',
+    '$display("Mismatches: 0 in %0d samples", samples);',
+)
+FALSE_FAIL = (
+    '$display("Mismatches: %0d in %0d samples", errors, samples);',
+    '$display("Mismatches: 1 in %0d samples", samples);',
+)
+
+
+@pytest.fixture(scope="module")
+def forged(workspace: Workspace, registry: Registry) -> Iterator[tuple[VectorSet, VectorCase]]:
+    """One descrambler case, and a folder the sandboxed tools can read for the edited copies."""
+    vs = VectorSet(workspace, "forged")
+    try:
+        yield vs, vs.generate(registry.block("descrambler"))[0]
+    finally:
+        vs.close()
+
+
+def _copy(src: Path, dst: Path, *edits: tuple[str, str]) -> Path:
+    text = src.read_text()
+    for old, new in edits:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    dst.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+    dst.write_text(text)
+    dst.chmod(0o644)
+    return dst
+
+
+def _forged_bench(root: Path, label: str, *edits: tuple[str, str]) -> str:
+    """tb_descrambler beside a harness whose summary line is edited."""
+    folder = root / label
+    _copy(REPO / "hdl/tb/tb_harness.svh", folder / "tb_harness.svh", *edits)
+    tb = _copy(REPO / "hdl/tb/tb_descrambler.sv", folder / "tb_descrambler.sv")
+    return str(tb.relative_to(REPO))
+
+
+@pytest.mark.parametrize(
+    "sim_name", ["iverilog", pytest.param("verilator", marks=pytest.mark.slow)]
+)
+async def test_a_false_pass_is_withheld(
+    sim_name: str,
+    registry: Registry,
+    workspace: Workspace,
+    forged: tuple[VectorSet, VectorCase],
+) -> None:
+    vs, case = forged
+    block = registry.block("descrambler")
+    mutant = _copy(REPO / "hdl/rtl/descrambler.sv", vs.root / "mutant" / "descrambler.sv", MUTATION)
+    bench = _forged_bench(vs.root, "false-pass", SILENT_MISMATCH, FALSE_PASS)
+    lying = block.model_copy(update={"testbench": bench})
+    design = [block.rtl[0], str(mutant.relative_to(REPO))]
+    result = await run_case(simulator(workspace, sim_name), lying, case, design=design)  # type: ignore[arg-type]
+    assert result.status == Status.INVALID_INPUT, (result.summary, result.output_tail)
+    assert "withheld" in result.summary and "PASS" in result.summary
+    assert result.trace is not None and not result.trace.agrees and not result.trace.passed
+    assert result.trace.first_mismatch is not None
+    assert result.diagnostics[0].category == Category.INVALID_INPUT
+
+
+@pytest.mark.parametrize(
+    "sim_name", ["iverilog", pytest.param("verilator", marks=pytest.mark.slow)]
+)
+async def test_a_false_failure_is_withheld(
+    sim_name: str,
+    registry: Registry,
+    workspace: Workspace,
+    forged: tuple[VectorSet, VectorCase],
+) -> None:
+    vs, case = forged
+    block = registry.block("descrambler")
+    bench = _forged_bench(vs.root, "false-fail", FALSE_FAIL)
+    lying = block.model_copy(update={"testbench": bench})
+    result = await run_case(simulator(workspace, sim_name), lying, case)  # type: ignore[arg-type]
+    assert result.status == Status.INVALID_INPUT, (result.summary, result.output_tail)
+    assert "withheld" in result.summary
+    assert result.trace is not None and not result.trace.agrees and result.trace.passed
