@@ -18,6 +18,13 @@ def add_executor_options(ap: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--workers", type=int, help="pool processes / CPUs of a local Ray")
     g.add_argument("--max-retries", type=int, default=3, help="Ray retries of a lost task")
+    g.add_argument(
+        "--ray-resource",
+        action="append",
+        default=[],
+        metavar="NAME=N",
+        help="ask every task for this Ray custom resource too (only nodes offering it run them)",
+    )
 
 
 def executor_from_args(args: argparse.Namespace) -> Executor:
@@ -31,4 +38,19 @@ def executor_from_args(args: argparse.Namespace) -> Executor:
         return SerialExecutor()
     if kind == "pool":
         return PoolExecutor(args.workers)
-    return RayExecutor(args.ray_address, args.workers, args.max_retries)
+    return RayExecutor(
+        args.ray_address, args.workers, args.max_retries, resources_option(args.ray_resource)
+    )
+
+
+def resources_option(items: list[str]) -> dict[str, float]:
+    resources = {}
+    for item in items:
+        name, _, amount = item.partition("=")
+        try:
+            resources[name] = float(amount or 1)
+        except ValueError:
+            raise SystemExit(f"INVALID_INPUT: --ray-resource {item!r}: expected NAME=N") from None
+        if not name or resources[name] <= 0:
+            raise SystemExit(f"INVALID_INPUT: --ray-resource {item!r}: expected NAME=N, N > 0")
+    return resources

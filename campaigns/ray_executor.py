@@ -33,20 +33,29 @@ class RayExecutor:
     name = "ray"
 
     def __init__(
-        self, address: str | None = None, workers: int | None = None, max_retries: int = 3
+        self,
+        address: str | None = None,
+        workers: int | None = None,
+        max_retries: int = 3,
+        resources: dict[str, float] | None = None,
     ) -> None:
         self.address = address or os.environ.get(ADDRESS_ENV) or None
         self.workers = workers
         self.max_retries = max_retries
+        # Asked of every task besides its own: keeps a campaign to the nodes that offer them.
+        self.resources = dict(resources or {})
         self._remote: Any = None
+        self._owns_connection = False
 
-    def _connect(self, resources: set[str]) -> None:
+    def connect(self, resources: set[str]) -> None:
+        """Join the cluster (or start the local instance, offering ``resources``) once."""
         import ray
 
-        if ray.is_initialized():
+        if ray.is_initialized():  # a connection this process already holds is used as it is
             pass
         elif self.address:
             ray.init(address=self.address, log_to_driver=False)
+            self._owns_connection = True
         else:
             cpus = max(1, self.workers or os.cpu_count() or 1)
             ray.init(
@@ -55,6 +64,7 @@ class RayExecutor:
                 include_dashboard=False,
                 log_to_driver=False,
             )
+            self._owns_connection = True
         self._remote = ray.remote(on_node)
 
     @property
@@ -83,7 +93,10 @@ class RayExecutor:
         import ray
         from ray.exceptions import RayError, RayTaskError
 
-        self._connect({r for t in tasks for r in t.resources})
+        self.connect({r for t in tasks for r in t.resources})
+        tasks = [
+            t.model_copy(update={"resources": {**t.resources, **self.resources}}) for t in tasks
+        ]
         self._check_feasible(tasks)
         pending = {
             self._remote.options(
@@ -125,7 +138,9 @@ class RayExecutor:
         }
 
     def close(self) -> None:
+        """Disconnect, if this executor made the connection."""
         import ray
 
-        if ray.is_initialized():
+        if self._owns_connection and ray.is_initialized():
             ray.shutdown()
+        self._owns_connection = False

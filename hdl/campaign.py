@@ -5,6 +5,8 @@ it runs changes nothing."""
 from __future__ import annotations
 
 import asyncio
+import io
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -132,11 +134,13 @@ def run_regression(
     seeds: int,
     executor: Executor,
     out: Path | None = None,
+    quiet: bool = False,
 ) -> Summary:
-    """Run the regression on ``executor`` (closed afterwards); print and write its summary."""
+    """Run the regression on ``executor`` (closed afterwards); print (unless ``quiet``) and
+    write its summary."""
     if seeds < 1:
         raise ValueError(f"INVALID_INPUT: --seeds must be at least 1, got {seeds}")
-    run = CampaignRun("hdl-regression", executor, PROBES)
+    run = CampaignRun("hdl-regression", executor, PROBES, None if quiet else sys.stderr)
     try:
         results = run.run(regression_tasks(selection, simulators, seeds))
     finally:
@@ -147,5 +151,5 @@ def run_regression(
         "seeds": seeds,
     }
     summary = run.summary(parameters, results)
-    run.finish(summary, summary_table(summary), out)
+    run.finish(summary, summary_table(summary), out, io.StringIO() if quiet else sys.stdout)
     return summary

@@ -1,6 +1,8 @@
-"""Campaigns on a real local Ray cluster (two nodes, one CPU each), against the serial run.
+"""Campaigns on a real local Ray cluster (two nodes, one CPU each), against the serial run; then
+a third node whose iverilog is another build, which refuses its tasks.
 
-The cluster is torn down by the fixture's finaliser even when a test fails."""
+The cluster is torn down by the fixture's finaliser even when a test fails. The driver stays
+connected for the whole module, so the nodes' worker processes serve every test."""
 
 from __future__ import annotations
 
@@ -17,12 +19,13 @@ import pytest
 from campaigns.executors import SerialExecutor
 from campaigns.ray_executor import RayExecutor
 from campaigns.summary import Summary
-from hdl.campaign import run_regression, select
+from campaigns.tools import ToolMismatch
+from hdl.campaign import iverilog_version, run_regression, select
 from refmodels.ber_cli import run_ber
 
 from .ray_cluster import LocalCluster
 
-pytest.importorskip("ray")
+ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
 
 # 3 blocks x 2 seeds x 2 simulators, one short case each.
@@ -40,6 +43,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     try:
         local.start_head(TOOLS)
         local.add_node({**TOOLS, "second_node": 1})
+        ray.init(address=local.address, log_to_driver=False)
         yield local
     finally:
         local.stop()
@@ -108,3 +112,23 @@ def test_ber_sweep_on_ray_equals_serial(cluster: LocalCluster, tmp_path: Path) -
     assert serial[1].blocks == 96 and serial[1].block_errors < 6
     for name in ("campaign/summary.json", "ber_K40_float_4it.csv"):
         assert (tmp_path / "ray" / name).read_bytes() == (tmp_path / "serial" / name).read_bytes()
+
+
+def test_node_with_another_tool_version_is_refused(
+    cluster: LocalCluster, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A node joins whose PATH finds another iverilog build first; tasks sent there (through a
+    resource only it offers) refuse to run, naming the tool and both versions."""
+    bin_dir = tmp_path_factory.mktemp("other-iverilog")
+    fake = bin_dir / "iverilog"
+    fake.write_text("#!/bin/sh\necho 'Icarus Verilog version 99.1 (other build)'\n")
+    fake.chmod(0o755)
+    cluster.add_node({**TOOLS, "other_build": 1}, env={"PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    executor = RayExecutor(cluster.address, resources={"other_build": 1})
+    with pytest.raises(ToolMismatch) as refused:
+        run_regression(select(SELECTION[:1]), ["iverilog"], 1, executor, tmp_path)
+    here = iverilog_version()
+    assert refused.value.tool == "iverilog"
+    assert (refused.value.worker, refused.value.driver) == ("99.1", here)
+    assert f"iverilog is 99.1 there but {here} on the driver" in str(refused.value)
+    assert not (tmp_path / "summary.json").exists()
