@@ -16,6 +16,7 @@ any executor (a local process pool by default, Ray with --ray) and sums up the s
 from __future__ import annotations
 
 import asyncio
+import shutil
 from pathlib import Path
 from typing import Any, Literal
 
@@ -64,19 +65,30 @@ class ModeSummary(BaseModel):
     run_ids: list[str] = Field(default_factory=list)
 
 
-def design_for_mode(problem: Problem, base: Path, mode: Mode, out: Path) -> Path:
-    """The problem's design; with the reference, each block's spec carries it."""
+def design_for_mode(
+    problem: Problem, base: Path, mode: Mode, out: Path, leave_out: Path | None = None
+) -> Path:
+    """The problem's design in a private copy of its workspace under ``out`` (runs of one
+    design write their RTL into the workspace, so runs at once must not share it); with the
+    reference, each block's spec carries it. ``leave_out`` (the runs folder) is not copied."""
     loaded = load_design(base / problem.design)
-    if mode == "without_reference" or problem.reference is None:
-        return loaded.path
-    reference = (base / problem.reference).read_text()
+    workspace = out / "workspace"
+    skip = {out.resolve(), *([leave_out.resolve()] if leave_out else [])}
+
+    def ignore(folder: str, names: list[str]) -> set[str]:
+        return {n for n in names if n == ".silicon-agent" or (Path(folder) / n).resolve() in skip}
+
+    shutil.rmtree(workspace, ignore_errors=True)
+    shutil.copytree(loaded.workspace, workspace, ignore=ignore, symlinks=True)
     data = loaded.design.model_dump()
-    data["workspace"] = str(loaded.workspace)
+    data["workspace"] = str(workspace)
+    with_reference = mode == "with_reference" and problem.reference is not None
+    reference = (base / problem.reference).read_text() if with_reference else ""
     for block in data["blocks"]:
-        block["spec"] = f"{block['spec']}\n\nReference (given for this run):\n{reference}"
-        block["spec_file"] = None
-    out.mkdir(parents=True, exist_ok=True)
-    path = out / f"{loaded.path.stem}.with_reference.yaml"
+        if with_reference:
+            block["spec"] = f"{block['spec']}\n\nReference (given for this run):\n{reference}"
+        block["spec_file"] = None  # load_design already put its text into the spec
+    path = out / f"{loaded.path.stem}.{mode}.yaml"
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     return path
 
@@ -105,7 +117,7 @@ def problem_task(
     run_id = run_id_of(suite, mode, index, sample)
     out = Path(runs_dir)
     design = design_for_mode(
-        suite.problems[index], path.resolve().parent, mode, out / "bench-designs" / run_id
+        suite.problems[index], path.resolve().parent, mode, out / "bench-designs" / run_id, out
     )
     run = create_run(design, out, config_path, mcp_path, run_id=run_id)
     states = asyncio.run(execute_run(run))

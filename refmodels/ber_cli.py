@@ -84,6 +84,8 @@ def run_ber(
     """Simulate each Eb/N0 point in chunks of ``chunk_blocks`` until ``blocks`` or
     ``max_errors`` block errors (TS 36.212 5.1.3.2 turbo code); write CSV, PNG and the
     campaign summary under ``out``."""
+    if chunk_blocks < 1 or blocks < 1:
+        raise ValueError(f"INVALID_INPUT: --chunk and --blocks must be at least 1 ({chunk_blocks})")
     executor = executor or SerialExecutor()
     mode = "fixed" if fixed else "float"
     n_chunks = math.ceil(blocks / chunk_blocks)
