@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import pickle
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -24,9 +26,9 @@ from campaigns.calibrate import busy_task  # noqa: F401  (the tasks below name i
 from campaigns.executors import Executor, PoolExecutor, SerialExecutor
 from campaigns.ray_executor import RayExecutor
 from campaigns.runner import CampaignRun
-from campaigns.task import Task
-from campaigns.tools import PYTHON_PROBES
-from hdl.campaign import SIMULATORS, run_regression, select
+from campaigns.task import Task, execute
+from campaigns.tools import PYTHON_PROBES, driver_check
+from hdl.campaign import PROBES, SIMULATORS, regression_tasks, run_regression, select
 
 REPO = Path(__file__).resolve().parents[1]
 SELECTION = ["crc_checker:crc24b_k40", "descrambler:r2_sf1", "qam_demodulator:qpsk"]
@@ -98,13 +100,15 @@ def main() -> None:
     selection = select(args.blocks)
     sims = ["iverilog", "verilator"]
 
-    def regression(executor: Executor) -> Callable[[], object]:
-        return lambda: run_regression(selection, sims, args.seeds, executor, quiet=True)
+    def regression(executor: Executor, out: Path | None = None) -> Callable[[], object]:
+        return lambda: run_regression(selection, sims, args.seeds, executor, out, quiet=True)
+
+    serial_out = Path(tempfile.mkdtemp(prefix="ray-bench-"))
 
     # Builds are cached by content: warm them so every executor runs the same simulations.
     regression(SerialExecutor())()
     walls = {
-        "serial": timed(regression(SerialExecutor())),
+        "serial": timed(regression(SerialExecutor(), serial_out)),
         "pool": timed(regression(PoolExecutor(w))),
         "ray": timed(regression(ray)),
     }
@@ -114,8 +118,32 @@ def main() -> None:
         speed = walls["serial"] / wall
         print(f"{name:>9} {cores[name]:>6} {wall:>8.1f} {speed:>9.2f} {speed / cores[name]:>9.2f}")
     figures["regression_wall_s"] = walls
-    tasks = sum(len(c) for _, c in selection) * len(sims) * args.seeds
-    figures["regression_tasks"] = tasks
+    per_kind: dict[str, list[float]] = {}
+    for t in json.loads((serial_out / "run.json").read_text())["tasks"]:
+        block, _, sim, _ = t["task_id"].split("/")
+        per_kind.setdefault(f"{block}/{sim}", []).append(t["duration_s"])
+    figures["serial_task_s"] = {k: sum(v) / len(v) for k, v in sorted(per_kind.items())}
+    print(
+        "serial task time: "
+        + ", ".join(f"{k} {v:.2f} s" for k, v in figures["serial_task_s"].items())
+    )
+    # What crosses the network per task: the task, the driver's tool versions, the result.
+    tasks = regression_tasks(selection, sims, 1)
+    check = driver_check(PROBES)
+    result = execute(tasks[0], check)
+    sizes = {
+        "task_bytes": len(pickle.dumps(tasks[0])),
+        "tool_check_bytes": len(pickle.dumps(check)),
+        "result_bytes": len(pickle.dumps(result)),
+        "task_s": result.duration_s,
+    }
+    figures["per_task"] = sizes
+    print(
+        f"\nper task on the wire: task {sizes['task_bytes']} B, tool check "
+        f"{sizes['tool_check_bytes']} B, result {sizes['result_bytes']} B "
+        f"({tasks[0].id}: {sizes['task_s']:.2f} s)"
+    )
+    figures["regression_tasks"] = sum(len(c) for _, c in selection) * len(sims) * args.seeds
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
 
