@@ -93,7 +93,7 @@ class RayExecutor:
         import ray
         from ray.exceptions import RayError, RayTaskError
 
-        self.connect({r for t in tasks for r in t.resources})
+        self.connect({r for t in tasks for r in t.resources} | set(self.resources))
         tasks = [
             t.model_copy(update={"resources": {**t.resources, **self.resources}}) for t in tasks
         ]
@@ -110,18 +110,21 @@ class RayExecutor:
         }
         try:
             while pending:
-                ready, _ = ray.wait(list(pending), num_returns=1)
-                task = pending.pop(ready[0])
-                try:
-                    result = ray.get(ready[0])
-                except RayTaskError as exc:
-                    cause = getattr(exc, "cause", None)
-                    if isinstance(cause, ToolMismatch):
-                        raise cause from None
-                    raise RuntimeError(f"task {task.id} failed: {cause or exc}") from None
-                except RayError as exc:  # lost more often than max_retries allows
-                    raise RuntimeError(f"task {task.id} failed on Ray: {exc}") from None
-                on_result(result)
+                ray.wait(list(pending), num_returns=1)
+                # Then everything finished by now, in one call.
+                ready, _ = ray.wait(list(pending), num_returns=len(pending), timeout=0)
+                for ref in ready:
+                    task = pending.pop(ref)
+                    try:
+                        result = ray.get(ref)
+                    except RayTaskError as exc:
+                        cause = getattr(exc, "cause", None)
+                        if isinstance(cause, ToolMismatch):
+                            raise cause from None
+                        raise RuntimeError(f"task {task.id} failed: {cause or exc}") from None
+                    except RayError as exc:  # lost more often than max_retries allows
+                        raise RuntimeError(f"task {task.id} failed on Ray: {exc}") from None
+                    on_result(result)
         finally:
             for ref in pending:
                 ray.cancel(ref, force=True)

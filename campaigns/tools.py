@@ -8,6 +8,7 @@ lookup, e.g. the simulator toolchain, stays where it is)."""
 from __future__ import annotations
 
 import importlib
+import socket
 from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 
@@ -73,8 +74,7 @@ def driver_check(probes: dict[str, str]) -> ToolCheck:
 
 
 def check_tools(check: ToolCheck, node: str = "") -> None:
-    import socket
-
+    """Raise ``ToolMismatch`` at the first tool whose version here is not the driver's."""
     for tool, spec in sorted(check.probes.items()):
         here = probe(spec)
         if here != check.versions[tool]:
