@@ -116,6 +116,12 @@ def test_ber_sweep_on_ray_equals_serial(cluster: LocalCluster, tmp_path: Path) -
     assert [t["task_id"][-2:] for t in ran] == ["00", "01", "02", "03"]
 
 
+def test_resource_no_node_offers_is_refused_at_once(cluster: LocalCluster) -> None:
+    executor = RayExecutor(cluster.address, resources={"no_such_tool": 1})
+    with pytest.raises(RuntimeError, match="needs resource 'no_such_tool'.*--resources"):
+        run_regression(select(SELECTION[:1]), ["iverilog"], 1, executor)
+
+
 def test_node_with_another_tool_version_is_refused(
     cluster: LocalCluster, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
