@@ -1,6 +1,6 @@
 """Spec RAG benchmark: search latency on >= 50k chunks, ingestion speed, store size, memory.
 
-The 50k-chunk store is the generated corpus (servers/spec_rag/testdata.py) replicated into
+The 50k-chunk store is the generated corpus (tests/spec_rag/corpus.py) replicated into
 `--specs` specs with renumbered clauses; its vectors are RANDOM unit vectors (384-d), not
 model embeddings, so the store fills in minutes. Latency is measured side by side in one run:
 search with and without a spec filter (query vector supplied, so it excludes embedding), and
@@ -30,7 +30,7 @@ from servers.spec_rag.api import SpecLibrary
 from servers.spec_rag.chunking import SpecContent, build
 from servers.spec_rag.embedders import LocalMiniLM
 from servers.spec_rag.pdf_reader import read_pdf
-from servers.spec_rag.testdata import QUESTIONS, SPEC_36211, SPEC_36212, write_pdf
+from tests.spec_rag.corpus import QUESTIONS, SPEC_36211, SPEC_36212, write_pdf
 
 DIM = 384
 

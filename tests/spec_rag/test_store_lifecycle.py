@@ -10,7 +10,7 @@ import pytest
 
 from servers.core.workspace import Workspace
 from servers.spec_rag.api import SpecLibrary
-from servers.spec_rag.testdata import SPEC_36211, Clause, write_pdf
+from tests.spec_rag.corpus import SPEC_36211, Clause, write_pdf
 
 
 @pytest.mark.anyio
