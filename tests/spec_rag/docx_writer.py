@@ -94,7 +94,8 @@ def _heading(level: int | str, number: str, title: str) -> str:
 
 
 def _smart(text: str) -> str:
-    return f'<w:smartTag w:uri="urn:schemas-microsoft-com:office:smarttags" w:element="chsdate">{_run(text)}</w:smartTag>'
+    tag = '<w:smartTag w:uri="urn:schemas-microsoft-com:office:smarttags" w:element="chsdate">'
+    return f"{tag}{_run(text)}</w:smartTag>"
 
 
 def _cell(style: str, *paragraphs: str, span: int = 1, vmerge: str | None = None) -> str:
@@ -121,9 +122,11 @@ def _omml() -> str:
     def r(text: str) -> str:
         return f"<m:r><m:t>{escape(text)}</m:t></m:r>"
 
-    ssubsup = f"<m:sSubSup><m:e>{r('N')}</m:e><m:sub>{r('symb')}</m:sub><m:sup>{r('UL')}</m:sup></m:sSubSup>"
+    ssubsup = f"<m:sSubSup><m:e>{r('N')}</m:e><m:sub>{r('symb')}</m:sub>"
+    ssubsup += f"<m:sup>{r('UL')}</m:sup></m:sSubSup>"
     frac = f"<m:f><m:num>{r('K')}</m:num><m:den>{r('8')}</m:den></m:f>"
-    ceil = f'<m:d><m:dPr><m:begChr m:val="⌈"/><m:endChr m:val="⌉"/></m:dPr><m:e>{frac}</m:e></m:d>'
+    ceil = '<m:d><m:dPr><m:begChr m:val="⌈"/><m:endChr m:val="⌉"/></m:dPr>'
+    ceil += f"<m:e>{frac}</m:e></m:d>"
     ssub = f"<m:sSub><m:e>{r('M')}</m:e><m:sub>{r('sc')}</m:sub></m:sSub>"
     return f"<m:oMathPara><m:oMath>{ssubsup}{r('=')}{ceil}{r('+')}{ssub}</m:oMath></m:oMathPara>"
 
@@ -352,7 +355,10 @@ def write_real_docx(path: Path, *, extra_member: tuple[str, int] | None = None) 
             '<Default Extension="wmf" ContentType="image/x-wmf"/><Default Extension="bin" '
             'ContentType="application/vnd.openxmlformats-officedocument.oleObject"/><Override '
             'PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-'
-            'officedocument.wordprocessingml.document.main+xml"/></Types>',
+            'officedocument.wordprocessingml.document.main+xml"/>'
+            '<Override PartName="/word/styles.xml" '
+            'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.styles'
+            '+xml"/></Types>',
         )
         archive.writestr(
             "_rels/.rels",
