@@ -393,3 +393,37 @@ def write_real_docx(path: Path, *, extra_member: tuple[str, int] | None = None) 
                 for _ in range(size >> 20):
                     member.write(block)
     return path
+
+
+# (question, spec, clause that answers it, what it targets: letter | table | formula | prose)
+QUESTIONS: list[tuple[str, str, str, str]] = [
+    ("quokka soft buffer of the downlink categories", SPEC, "4.1A", "letter"),
+    ("UE downlink categories", SPEC, "4.1A", "letter"),
+    ("UE uplink categories maximum bits per TTI", SPEC, "4.1B", "letter"),
+    ("axolotl field", SPEC, "4.3.8", "letter"),
+    ("kakapo indicator coded with one bit", SPEC, "4.3.8.1a", "letter"),
+    ("lower case suffix clause", SPEC, "4.3.8.1a", "letter"),
+    ("split number clause", SPEC, "4.3.8", "letter"),
+    ("soft channel bits of DL Category 4", SPEC, "4.1A", "table"),
+    ("UL Category 3 maximum bits 51024", SPEC, "4.1B", "table"),
+    ("Table 4.1A-1", SPEC, "4.1A", "table"),
+    ("Table 4.2-1a numbat interleaver sizes", SPEC, "4.2", "table"),
+    ("numbat interleaver size K for index 7", SPEC, "4.2", "table"),
+    ("release of UE Category M1", SPEC, "4.1", "table"),
+    ("Wideband CQI bits in the kakapo report", SPEC, "4.3.8.1a", "table"),
+    ("Table 4.3.8.1a-1", SPEC, "4.3.8.1a", "table"),
+    ("maximum bits per transport block per TTI", SPEC, "4.1A", "table"),
+    ("in carrier aggregation the values apply per cell group", SPEC, "4.1A", "table"),
+    ("wombat rate summed over all serving cells", SPEC, "4.1A", "table"),
+    ("change history CR 0001 new version", SPEC, "A.1", "table"),
+    ("N_symb^UL equals the ceiling of K over 8 plus M_sc", SPEC, "4.3", "formula"),
+    ("platypus length N_RB^DL", SPEC, "4.3", "formula"),
+    ("number of subcarriers N_sc^RB", SPEC, "4.3", "formula"),
+    ("formula for the number of uplink symbols N_symb^UL", SPEC, "4.3", "formula"),
+    ("procedure while the tuatara timer is running", SPEC, "4.3.8.1.1", "prose"),
+    ("increment the kiwi counter", SPEC, "4.3.8.1.1", "prose"),
+    ("quoll parameter of level six", SPEC, "4.3.8.1.1.1", "prose"),
+    ("dugong annex text", SPEC, "A.1", "prose"),
+    ("echidna state diagram label", SPEC, "4.3", "prose"),
+    ("radio access capabilities of the UE scope", SPEC, "1", "prose"),
+]
