@@ -313,7 +313,10 @@ def read_docx_handle(handle: IO[bytes]) -> ParsedDoc:
     notes_of: Block | None = None  # the table whose footnotes may follow
     try:
         events = etree.iterparse(
-            io.BytesIO(package.read("word/document.xml")), events=("end",), huge_tree=True
+            io.BytesIO(package.read("word/document.xml")),
+            events=("end",),
+            tag=(W + "p", W + "tbl"),  # the C parser skips every other element
+            huge_tree=True,
         )
         for _, element in events:
             parent = element.getparent()
@@ -356,7 +359,7 @@ def read_docx_handle(handle: IO[bytes]) -> ParsedDoc:
                         notes_of = None
                     found = caption_id(text)
                     caption = found if found and (style == "th" or ":" in text) else None
-            parent.remove(element)  # keep one top-level element in memory at a time
+            element.clear()  # keep one top-level element in memory at a time
     except etree.XMLSyntaxError as exc:
         raise UnreadableDocx(f"word/document.xml is not well-formed XML ({exc})") from exc
     if not any(b.kind == BlockKind.HEADING for b in blocks):
