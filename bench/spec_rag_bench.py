@@ -36,6 +36,7 @@ from servers.spec_rag.api import SpecLibrary
 from servers.spec_rag.chunking import SpecContent, build
 from servers.spec_rag.embedders import LocalMiniLM
 from servers.spec_rag.lexical_tokens import query_tokens
+from servers.spec_rag.memory import rss_mb
 from servers.spec_rag.pdf_reader import read_pdf
 from tests.spec_rag.corpus import QUESTIONS, SPEC_36211, SPEC_36212, write_pdf
 from tests.spec_rag.docx_writer import QUESTIONS as STRUCTURE_QUESTIONS
@@ -114,11 +115,15 @@ def main() -> None:
     parser.add_argument("--specs", type=int, default=20)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--pages", type=int, default=200, help="filler pages for ingest speed")
-    parser.add_argument("--only", choices=("recall", "all"), default="all")
+    parser.add_argument("--only", choices=("recall", "memory", "all"), default="all")
+    parser.add_argument("--filler", type=int, default=1500, help="clauses per large DOCX")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="spec-rag-bench-"))
     try:
-        recall(root)
+        if args.only in ("memory", "all"):
+            memory(root, args.filler)
+        if args.only in ("recall", "all"):
+            recall(root)
         if args.only == "all":
             run(root, args)
     finally:
@@ -258,6 +263,31 @@ _STRUCTURE = {
     "TDD uplink-downlink configurations and switch point periodicity": "table",
     "which modulation schemes are allowed for the PDSCH": "table",
 }
+
+
+def memory(root: Path, filler: int) -> None:
+    """RSS after ingesting three large generated DOCX specs and re-ingesting one (BM25 only,
+    so the figure is the store's and the reader's, not the embedding model's)."""
+    ws_root = root / "memory"
+    ws_root.mkdir()
+    library = SpecLibrary(Workspace.open(ws_root), embedder=None)
+    print(f"== memory: three generated DOCX specs of {filler} clauses each ==")
+    print(f"  RSS at start: {rss_mb():.0f} MB")
+    for n, spec in enumerate(("36.901", "36.902", "36.903")):
+        path = write_real_docx(ws_root / f"big{n}.docx", spec=spec, filler=filler)
+        t0 = time.perf_counter()
+        result = asyncio.run(library.ingest(path.name))
+        seconds = time.perf_counter() - t0
+        print(
+            f"  ingest {result.spec}: {result.status}, {result.clauses} clauses, {result.chunks} "
+            f"chunks in {seconds:.1f} s; RSS {rss_mb():.0f} MB"
+        )
+    for attempt in (1, 2):
+        write_real_docx(ws_root / "big0.docx", spec="36.901", filler=filler + attempt)
+        result = asyncio.run(library.ingest("big0.docx", replace=True))
+        print(f"  re-ingest {result.spec} ({result.status}) #{attempt}: RSS {rss_mb():.0f} MB")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  peak RSS {peak:.0f} MB")
 
 
 def recall(root: Path) -> None:

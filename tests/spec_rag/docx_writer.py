@@ -159,9 +159,37 @@ def _textbox(text: str) -> str:
     )
 
 
-def _body() -> str:
+def _filler(count: int) -> list[str]:
+    """Numbered padding clauses with prose, a list and a table each: a large spec."""
+    words = "subframe symbol codeword layer antenna carrier resource grant bit offset".split()
+    out = [_heading(1, "9", "Additional procedures")]
+    for n in range(1, count + 1):
+        pick = [words[(n * 7 + k) % len(words)] for k in range(6)]
+        sentence = (
+            f"The {pick[0]} {pick[1]} of procedure {n} is derived from the {pick[2]} and "
+            f"the {pick[3]} {pick[4]} of the {pick[5]}. "
+        )
+        out += [
+            _heading(2, f"9.{n}", f"Procedure {n} for {pick[0]} handling"),
+            _text("", sentence * 12),
+            _text("B1", f"1>\tif the {pick[1]} is configured:"),
+            _text("B2", f"2>\tapply the {pick[2]} of procedure {n}."),
+            _text("TH", f"Table 9.{n}-1: Values of procedure {n}"),
+            _table(
+                3,
+                [[_cell("TAH", h) for h in ("Index", "Value", "Unit")]]
+                + [
+                    [_cell("TAC", str(i)), _cell("TAC", str(n * i)), _cell("TAC", pick[i % 6])]
+                    for i in range(12)
+                ],
+            ),
+        ]
+    return out
+
+
+def _body(spec: str = SPEC, filler: int = 0) -> str:
     out: list[str] = [
-        _text("ZA", IDENTITY),
+        _text("ZA", f"3GPP TS {spec} V{VERSION} (2024-03)"),
         _p("ZT", _run("3"), _run("rd", "superscript"), _run(" Generation Partnership Project;")),
         _text("ZT", "Technical Specification Group Radio Access Network;"),
         _text("ZT", "Evolved Universal Terrestrial Radio Access (E-UTRA);"),
@@ -306,6 +334,7 @@ def _body() -> str:
         _text("B2", "2>\tstop the report."),
         _heading("H6", "4.3.8.1.1.1", "Level six clause"),
         _text("", "The quoll parameter of level six is given in Table 4.1A-1."),
+        *(_filler(filler) if filler else []),
         _p(
             "Heading8", _run("Annex A (informative):"), "<w:r><w:br/></w:r>", _run("Change history")
         ),
@@ -331,8 +360,15 @@ def _styles() -> str:
     return f'<?xml version="1.0"?><w:styles {NS}>{body}</w:styles>'
 
 
-def write_real_docx(path: Path, *, extra_member: tuple[str, int] | None = None) -> Path:
-    """The generated spec; `extra_member` adds (name, size) of zero bytes (a hostile part)."""
+def write_real_docx(
+    path: Path,
+    *,
+    extra_member: tuple[str, int] | None = None,
+    spec: str = SPEC,
+    filler: int = 0,
+) -> Path:
+    """The generated spec; `extra_member` adds (name, size) of zero bytes (a hostile part);
+    `spec` and `filler` make other and larger specs of the same build."""
     rels = {
         "rIdStyles": ("styles", "styles.xml"),
         "rIdWmf1": ("image", "media/image1.wmf"),
@@ -373,7 +409,8 @@ def write_real_docx(path: Path, *, extra_member: tuple[str, int] | None = None) 
         archive.writestr("word/styles.xml", _styles())
         archive.writestr(
             "word/document.xml",
-            f'<?xml version="1.0"?><w:document {NS}><w:body>{_body()}</w:body></w:document>',
+            f'<?xml version="1.0"?><w:document {NS}><w:body>{_body(spec, filler)}</w:body>'
+            "</w:document>",
         )
         # N_RB^DL as an equation editor draws it: base, then the raised and lowered runs
         archive.writestr(
