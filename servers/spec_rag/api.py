@@ -528,6 +528,12 @@ class SpecLibrary:
             )
         tree = self.catalog.subtree(key, number)
         if not tree:
+            # "4.1a" asked as "4.1A": one stored clause that differs only in case answers it
+            same = [c for c in self.catalog.clause_ids(key) if c.lower() == number.lower()]
+            if len(same) == 1:
+                number = same[0]
+                tree = self.catalog.subtree(key, number)
+        if not tree:
             return SectionResult(
                 status="not_found",
                 spec=display_spec(key, doc.kind),

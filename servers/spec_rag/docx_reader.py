@@ -230,8 +230,11 @@ class _Reader:
 
 
 def _alternative(content: Any) -> Any:
-    choice = content.find(MC + "Choice")
-    return choice if choice is not None else (content.find(MC + "Fallback") or content)
+    for name in ("Choice", "Fallback"):
+        found = content.find(MC + name)
+        if found is not None:
+            return found
+    return content
 
 
 def _inside_fallback(node: Any, stop: Any) -> bool:
