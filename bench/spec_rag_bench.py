@@ -34,7 +34,7 @@ import numpy as np
 from servers.core.workspace import Workspace
 from servers.spec_rag.api import SpecLibrary
 from servers.spec_rag.chunking import SpecContent, build
-from servers.spec_rag.embedders import LocalMiniLM
+from servers.spec_rag.embedders import Embedder, LocalMiniLM, make_embedder
 from servers.spec_rag.lexical_tokens import query_tokens
 from servers.spec_rag.memory import rss_mb
 from servers.spec_rag.pdf_reader import read_pdf
@@ -117,13 +117,14 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=200, help="filler pages for ingest speed")
     parser.add_argument("--only", choices=("recall", "memory", "all"), default="all")
     parser.add_argument("--filler", type=int, default=1500, help="clauses per large DOCX")
+    parser.add_argument("--embedders", default="local,onnx", help="compared for recall and speed")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="spec-rag-bench-"))
     try:
         if args.only in ("memory", "all"):
             memory(root, args.filler)
         if args.only in ("recall", "all"):
-            recall(root)
+            recall(root, args.embedders.split(","))
         if args.only == "all":
             run(root, args)
     finally:
@@ -290,20 +291,31 @@ def memory(root: Path, filler: int) -> None:
     print(f"  peak RSS {peak:.0f} MB")
 
 
-def recall(root: Path) -> None:
-    """Recall@1/@5 of the three retrievers over the labelled questions."""
+def recall(root: Path, embedder_names: list[str]) -> None:
     ws_root = root / "recall"
     ws_root.mkdir()
     for spec in (SPEC_36212, SPEC_36211):
         write_pdf(spec, ws_root / f"{spec.number}.pdf")
     write_real_docx(ws_root / "36306.docx")
-    minilm = LocalMiniLM()
-    library = SpecLibrary(Workspace.open(ws_root), embedder=minilm)
+    for name in embedder_names:
+        embedder = make_embedder(name)
+        assert embedder is not None
+        recall_with(ws_root, embedder)
+
+
+def recall_with(ws_root: Path, minilm: Embedder) -> None:
+    """Recall@1/@5 of the three retrievers over the labelled questions."""
+    minilm.embed(["warm up"])
+    library = SpecLibrary(
+        Workspace.open(ws_root), store_dir=ws_root / minilm.name.replace(":", "-"), embedder=minilm
+    )
+    t0 = time.perf_counter()
     for name in ("36.212.pdf", "36.211.pdf", "36306.docx"):
         result = asyncio.run(library.ingest(name))
         assert result.status == "ingested", result
+    print(f"== {minilm.name}: corpus ingested in {time.perf_counter() - t0:.1f} s ==")
     questions = [(q, s, c, _STRUCTURE.get(q, "prose")) for q, s, c in QUESTIONS]
-    questions += STRUCTURE_QUESTIONS
+    questions = questions + STRUCTURE_QUESTIONS
     structured = [q for q in questions if q[3] != "prose"]
     vectors = minilm.embed([q for q, _, _, _ in questions])
     specs = [d.spec for d in library.catalog.docs()]
@@ -334,7 +346,7 @@ def recall(root: Path) -> None:
             r5 = sum(1 for p in found if p is not None and p <= 5) / len(found)
             line.append(f"{part}: recall@1 {r1:.2f} recall@5 {r5:.2f}")
         print(f"  {name:<7} " + "   ".join(line))
-    texts = [f"{r[1]}\n{r[2]}" for r in library.catalog.chunk_texts("36.212")]
+    texts = [f"{r[1]}\n{r[2]}" for spec in specs for r in library.catalog.chunk_texts(spec)]
     for step in (64, 512):
         t0 = time.perf_counter()
         for start in range(0, len(texts), step):

@@ -318,10 +318,19 @@ def _body(spec: str = SPEC, filler: int = 0) -> str:
         _text("", "The kakapo indicator is coded with one bit."),
         _text("TH", "Table 4.3.8.1a-1: Kakapo report fields"),
         _table(
-            2,
+            3,
             [
-                [_cell("TAH", "Field"), _cell("TAH", "Bits")],
-                [_cell("TAL", _p("TAL", _smart("Wideband"), _run(" CQI"))), _cell("TAC", "4")],
+                # a header cell that is an equation picture, as in 36.212 Table 5.1.3-3
+                [
+                    _cell("TAH", "Field"),
+                    _cell("TAH", "Bits"),
+                    _cell("TAH", _p("TAH", _picture("rIdWmf1"))),
+                ],
+                [
+                    _cell("TAL", _p("TAL", _smart("Wideband"), _run(" CQI"))),
+                    _cell("TAC", "4"),
+                    _cell("TAC", "6"),
+                ],
             ],
         ),
         _heading(4, "4.3.8.1.1", "Procedure"),

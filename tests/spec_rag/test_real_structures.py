@@ -71,13 +71,13 @@ def test_every_run_is_read(real_docx: Path) -> None:
     bodies = {c.clause: c.body for c in build(read_docx(real_docx)).clauses}
     assert "listed in Table 4.1-1 and" in bodies["4.1"]  # a field's cached result
     assert "Echidna state diagram label" in bodies["4.3"]  # a text box
-    assert "Wideband CQI | 4" in bodies["4.3.8.1a"]  # a smartTag in a cell
+    assert "Wideband CQI | 4 | 6" in bodies["4.3.8.1a"]  # a smartTag in a cell
     assert "Contents" not in "".join(bodies.values())  # the TOC is not clause text
 
 
 def test_formulas_are_text_or_a_visible_marker(real_docx: Path) -> None:
     doc = read_docx(real_docx)
-    assert (doc.formulas_extracted, doc.formulas_marked) == (3, 1)
+    assert (doc.formulas_extracted, doc.formulas_marked) == (4, 1)
     body = {c.clause: c.body for c in build(doc).clauses}["4.3"]
     assert "N_symb^UL=⌈K/8⌉+M_sc" in body  # OMML
     assert "platypus length N_RB^DL is" in body  # a .wmf equation picture's text records
@@ -125,6 +125,9 @@ async def test_tables_as_meant(library: SpecLibrary) -> None:
     original = await library.extract_table("36.306", "4.2-1a", layout="original")
     assert original.header == ["i", "K", "i", "K", "i", "K"] and len(original.rows) == 3
 
+    picture = await library.extract_table("36.306", "4.3.8.1a-1")
+    assert picture.header == ["Field", "Bits", "N_RB^DL"]  # a header cell holding a picture
+
     bare = await library.extract_table("36.306", "4.1B-1")
     assert bare.rows == [["UL Category 3", "51024"]]
     history = next(t for t in ids if "untitled" in t)
@@ -154,7 +157,7 @@ async def test_references_go_to_the_cited_spec(library: SpecLibrary) -> None:
 
 async def test_formula_counts_and_docx_citations_without_page(library: SpecLibrary) -> None:
     spec = next(s for s in (await library.list_specs()).specs if s.key == "36.306")
-    assert (spec.formulas_extracted, spec.formulas_marked) == (3, 1)
+    assert (spec.formulas_extracted, spec.formulas_marked) == (4, 1)
     assert spec.title == TITLE
     section = await library.fetch_section("36.306", "4.1A")
     assert section.status == "found" and section.citation is not None
