@@ -9,8 +9,9 @@ the real pipeline on a generated PDF, without and with embedding.
 
 Retrieval quality: recall@1 and recall@5 of BM25, vectors and their fusion over the labelled
 questions (the PDF corpus plus the generated real-structure DOCX); more than half of them target
-letter-suffixed clauses, formulas and tables. Embedding speed: the same chunks embedded in
-steps of 64 (before) and 512 (after).
+letter-suffixed clauses, formulas and tables; `--embedders local,onnx` compares the offline
+MiniLM-L6 (torch) with paraphrase-MiniLM-L3 on ONNX Runtime. Embedding speed: the same chunks
+embedded in steps of 64 and of 512 (the embedder sorts each step by length).
 
     .venv/bin/python bench/spec_rag_bench.py [--chunks 50000] [--specs 20] [--queries 200]
     .venv/bin/python bench/spec_rag_bench.py --only recall

@@ -376,7 +376,7 @@ def write_real_docx(
     spec: str = SPEC,
     filler: int = 0,
 ) -> Path:
-    """The generated spec; `extra_member` adds (name, size) of zero bytes (a hostile part);
+    """The generated spec; `extra_member` adds a referenced part (name, size) of zero bytes;
     `spec` and `filler` make other and larger specs of the same build."""
     rels = {
         "rIdStyles": ("styles", "styles.xml"),
@@ -385,6 +385,8 @@ def write_real_docx(
         "rIdWmf3": ("image", "media/image3.wmf"),
         "rIdOle1": ("oleObject", "embeddings/oleObject1.bin"),
     }
+    if extra_member is not None:  # referenced, so a reader that loads every part reads it
+        rels["rIdBig"] = ("image", extra_member[0].removeprefix("word/"))
     rel_xml = "".join(
         f'<Relationship Id="{rid}" Type="http://schemas.openxmlformats.org/officeDocument/2006/'
         f'relationships/{kind}" Target="{target}"/>'
@@ -418,8 +420,9 @@ def write_real_docx(
         archive.writestr("word/styles.xml", _styles())
         archive.writestr(
             "word/document.xml",
-            f'<?xml version="1.0"?><w:document {NS}><w:body>{_body(spec, filler)}</w:body>'
-            "</w:document>",
+            f'<?xml version="1.0"?><w:document {NS}><w:body>{_body(spec, filler)}'
+            + (_p("", _picture("rIdBig")) if extra_member is not None else "")
+            + "</w:body></w:document>",
         )
         # N_RB^DL as an equation editor draws it: base, then the raised and lowered runs
         archive.writestr(
