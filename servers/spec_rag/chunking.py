@@ -163,7 +163,7 @@ def _path(spec_name: str, clause: str, title: str) -> str:
 
 def _chunks(clause: ClauseRec, blocks: list[Block]) -> list[ChunkRec]:
     out: list[ChunkRec] = []
-    texts = [(block_text(b), b.page) for b in blocks if b.kind != BlockKind.TABLE]
+    texts = [b for b in blocks if b.kind != BlockKind.TABLE]
     if not texts:
         # an empty heading still answers "what is clause X called"
         return [
@@ -177,11 +177,16 @@ def _chunks(clause: ClauseRec, blocks: list[Block]) -> list[ChunkRec]:
             )
         ]
     units: list[tuple[str, int | None]] = []
-    for text, page in texts:
-        for n, piece in enumerate(_split_long(text.lstrip(" "))):
-            # a block starts a line; a list item keeps its indentation
-            lead = "\n" + text[: len(text) - len(text.lstrip(" "))] if units and n == 0 else ""
-            units.append((lead + piece, page))
+    previous = 0
+    for block in texts:
+        for n, piece in enumerate(_split_long(block.text)):
+            # a list item starts its own line, indented by its level (and so does the block
+            # after a list); other blocks run on, as a paragraph split by a page does
+            lead = ""
+            if units and n == 0 and (block.indent or previous):
+                lead = "\n" + INDENT * block.indent
+            units.append((lead + piece, block.page))
+        previous = block.indent
     for window_text, page in _windows(units):
         out.append(ChunkRec(clause.clause, clause.title, clause.path, "prose", page, window_text))
     for i, block in enumerate(blocks):
