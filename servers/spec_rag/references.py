@@ -17,15 +17,15 @@ _SPEC = r"(?:3GPP\s+)?(?:TS|TR)\s+\d{2}\.\d{3}(?:-\d+)?"
 _WORD = r"(?:[Ss]ub-?clause|[Cc]lause|[Ss]ection|[Ss]ee)s?"
 _NUM = rf"({CLAUSE_NUMBER})(?![-\w])"
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    # TS 36.331 [5], clause 6.3.6  /  TS 36.331 clause 6.3.6  /  [5], clause 6.3.6
-    (
-        "spec_clause",
-        re.compile(rf"(?:({_SPEC})\s*(\[\d+\])?|(\[\d+\]))\s*,?\s*{_WORD}\s+{_NUM}"),
-    ),
     # clause 6.3.6 of TS 36.331 [5]  /  clause 6.3.6 in [5]
     (
         "clause_of",
         re.compile(rf"\b{_WORD}\s+{_NUM}\s+(?:of|in)\s+(?:({_SPEC})\s*(\[\d+\])?|(\[\d+\]))"),
+    ),
+    # TS 36.331 [5], clause 6.3.6  /  TS 36.331 clause 6.3.6  /  [5], clause 6.3.6
+    (
+        "spec_clause",
+        re.compile(rf"(?:({_SPEC})\s*(\[\d+\])?|(\[\d+\]))\s*,?\s*{_WORD}\s+{_NUM}"),
     ),
     (
         "table",
@@ -60,7 +60,9 @@ class ListEntry:
 
 
 def find_references(text: str) -> list[Mention]:
-    """Every reference in order of appearance; a longer form wins over the shorter inside it."""
+    """Every reference in order of appearance. The forms are tried in order and a later one
+    never takes text an earlier one matched: "clause 6.3.1 of TS 36.211, clause 5.3 of [2]"
+    is two references, not "TS 36.211, clause 5.3"."""
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, Mention]] = []
     for kind, pattern in _PATTERNS:
