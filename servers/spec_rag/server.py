@@ -146,7 +146,9 @@ def build(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--store", help="store directory (default: .silicon-agent/spec_rag)")
-    parser.add_argument("--embedder", help="local (default) | ollama:MODEL | openai:MODEL | none")
+    parser.add_argument(
+        "--embedder", help="local (default) | onnx | ollama:MODEL | openai:MODEL | none"
+    )
     parser.add_argument("--embed-url", help="embedding endpoint base URL")
     own, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     store = Path(own.store).resolve() if own.store else None
