@@ -6,8 +6,9 @@
    warmed first) serially, on the pool and on Ray: wall time, speed-up over serial and speed-up
    per core.
 
-Ray here is a private local instance with ``--workers`` CPUs (``ray.init``); the raw figures
-are printed for docs/campaigns.md's scale-out estimate.
+Ray here is a private local instance with ``--workers`` CPUs (``ray.init``), run on a private
+loopback-only network (as root) so that it reaches no other address; the raw figures are
+printed for docs/campaigns.md's scale-out estimate.
 
 `python bench/ray_bench.py [--workers 2] [--short-tasks 200] [--long-tasks 4] [--seeds 2]`
 """
@@ -17,10 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import pickle
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from campaigns.calibrate import busy_task  # noqa: F401  (the tasks below name it)
 from campaigns.executors import Executor, PoolExecutor, SerialExecutor
@@ -29,8 +33,10 @@ from campaigns.runner import CampaignRun
 from campaigns.task import Task, execute
 from campaigns.tools import PYTHON_PROBES, driver_check
 from hdl.campaign import PROBES, SIMULATORS, regression_tasks, run_regression, select
+from tests.campaigns.private_network import private_loopback_network
 
 REPO = Path(__file__).resolve().parents[1]
+
 SELECTION = ["crc_checker:crc24b_k40", "descrambler:r2_sf1", "qam_demodulator:qpsk"]
 
 
@@ -149,4 +155,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with private_loopback_network():
+        main()

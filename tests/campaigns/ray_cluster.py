@@ -41,9 +41,9 @@ class LocalCluster:
             RAY,
             "start",
             *args,
-            # Ray 2.60 turns a loopback address into the machine's own (a multi-node cluster
-            # on loopback needs its Windows/macOS mode, which refuses a second node); the
-            # token (AUTH) is what keeps other clients out.
+            # Ray 2.60 turns a loopback address into the machine's own where it finds one:
+            # the tests start their cluster on a private loopback-only network
+            # (private_network.py); the token (AUTH) keeps other clients out.
             "--node-ip-address=127.0.0.1",
             "--num-cpus=1",
             f"--object-store-memory={OBJECT_STORE_BYTES}",

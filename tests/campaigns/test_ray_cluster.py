@@ -23,6 +23,7 @@ from campaigns.tools import ToolMismatch
 from hdl.campaign import iverilog_version, run_regression, select
 from refmodels.ber_cli import run_ber
 
+from .private_network import NoPrivateNetwork, interface_addresses, private_loopback_network
 from .ray_cluster import LocalCluster
 
 ray = pytest.importorskip("ray")
@@ -41,12 +42,22 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     # Short: Ray's socket paths under it must stay within 107 bytes.
     local = LocalCluster(tmp_path_factory.mktemp("r"))
     try:
+        network = private_loopback_network()
+        network.__enter__()
+    except NoPrivateNetwork as exc:
+        pytest.skip(f"a Ray cluster runs here only on a private loopback network: {exc}")
+    try:
+        # Nothing but loopback: the cluster cannot reach or advertise another address.
+        assert interface_addresses() <= {"127.0.0.1", "::1"}, interface_addresses()
         local.start_head(TOOLS)
         local.add_node({**TOOLS, "second_node": 1})
         ray.init(address=local.address, log_to_driver=False)
         yield local
     finally:
-        local.stop()
+        try:
+            local.stop()
+        finally:
+            network.__exit__(None, None, None)
 
 
 @pytest.fixture(scope="module")
