@@ -14,9 +14,11 @@ import anyio
 from mcp import Client, StdioServerParameters
 from pydantic import BaseModel, ConfigDict, Field
 
+from suite.servers import SERVER_NAMES, WORKSPACE_ENV, server
+
 from .llm.types import ToolSpec
 
-WORKSPACE_ENV = "SILICON_AGENT_WORKSPACE"
+KNOWN_SERVERS: tuple[str, ...] = SERVER_NAMES
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -50,14 +52,21 @@ def load_mcp_config(path: str | Path | None) -> McpConfig:
     return McpConfig.model_validate(json.loads(Path(path or default_mcp_config()).read_text()))
 
 
-def local_mcp_config(servers: list[str]) -> McpConfig:
-    """The servers of this checkout, launched with this interpreter (used when no mcp.json)."""
+def local_mcp_config(servers: list[str] | tuple[str, ...] = KNOWN_SERVERS) -> McpConfig:
+    """The suite's servers launched with this interpreter (used when there is no mcp.json)."""
     return McpConfig(
         mcpServers={
-            name: ServerEntry(command=sys.executable, args=["-m", f"servers.{name}.server"])
+            name: ServerEntry(command=sys.executable, args=["-m", server(name).module])
             for name in servers
         }
     )
+
+
+def suite_mcp_config() -> McpConfig:
+    """The checkout's mcp.json where there is one, else the suite launched with this
+    interpreter (an installed distribution has no mcp.json of its own)."""
+    path = default_mcp_config()
+    return load_mcp_config(path) if path.exists() else local_mcp_config()
 
 
 class ServerPool:

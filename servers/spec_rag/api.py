@@ -20,16 +20,17 @@ import numpy as np
 from servers.core.progress import Progress, no_progress
 from servers.core.workspace import InvalidInput, Workspace
 
-from . import chunking
+from . import chunking, ids
 from .catalog import Catalog, ClauseRow, DocRow
 from .document import ParsedDoc
 from .docx_reader import UnreadableDocx, read_docx
 from .embedders import Embedder, EmbedderUnavailable, make_embedder
-from .ids import clause_id, clause_sort_key, display_spec, spec_key, table_id
+from .ids import clause_id, clause_sort_key, display_spec, spec_key
 from .lexical_index import LexicalIndex
 from .lexical_tokens import query_tokens
 from .models import (
     Citation,
+    ContentType,
     ErrorInfo,
     Hit,
     IngestResult,
@@ -308,7 +309,7 @@ class SpecLibrary:
         query: str,
         top_k: int = 10,
         spec: str | None = None,
-        content_type: str | None = None,
+        content_type: ContentType | None = None,
     ) -> SearchResult:
         return await asyncio.to_thread(self.search_sync, query, top_k, spec, content_type)
 
@@ -523,10 +524,11 @@ class SpecLibrary:
                 return sorted(near, key=clause_sort_key)[:10]
         return []
 
-    async def extract_table(self, spec: str, table: str) -> TableResult:
+    async def extract_table(self, spec: str, table_id: str) -> TableResult:
+        table = table_id
         try:
             key = spec_key(spec)
-            tid = table_id(table)
+            tid = ids.table_id(table)
         except InvalidInput as exc:
             return TableResult(
                 status="invalid_input", spec=str(spec), table_id=str(table), error=ErrorInfo.of(exc)

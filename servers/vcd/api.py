@@ -804,7 +804,9 @@ class Waves:
             )
         return out, first, max(first, last - 1)
 
-    async def summary(self, file: str, top: int = 10, progress: Progress = no_progress):
+    async def summary(
+        self, file: str, top: int = 10, progress: Progress = no_progress
+    ) -> SummaryResult:
         def work() -> SummaryResult:
             wave, cached = self._open(file)
             count = self._limit(top, "top", 100)

