@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -12,6 +13,8 @@ from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from pydantic import BaseModel, ConfigDict, Field
 
 from suite.servers import SERVER_NAMES, WORKSPACE_ENV, server
@@ -29,6 +32,11 @@ class ServerEntry(BaseModel):
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     url: str | None = Field(None, description="Streamable-HTTP endpoint instead of a command")
+    headers: dict[str, str] = Field(
+        default_factory=dict,
+        description="HTTP headers for `url`; ${VAR} is taken from the environment, so a "
+        "bearer token need not be written into the file",
+    )
 
 
 class McpConfig(BaseModel):
@@ -90,6 +98,11 @@ class ServerPool:
         self._stack = contextlib.AsyncExitStack()
 
     def _target(self, name: str, entry: ServerEntry) -> Any:
+        if entry.url and entry.headers:
+            headers = {k: os.path.expandvars(v) for k, v in entry.headers.items()}
+            return streamable_http_client(
+                entry.url, http_client=create_mcp_http_client(headers=headers)
+            )
         if entry.url:
             return entry.url
         # A bare console-script name also resolves next to this interpreter (the venv's bin),

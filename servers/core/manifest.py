@@ -23,6 +23,7 @@ from suite.servers import SERVERS
 from suite.servers import server as suite_server
 
 from .registry import Registry, tool_table
+from .registry_meta import render_server_json
 from .workspace import Workspace
 
 SERVERS_DIR = Path(__file__).resolve().parent.parent
@@ -109,6 +110,13 @@ def main(argv: list[str] | None = None) -> int:
     else:
         live = render(anyio.run(live_manifest, args.name))
         path = manifest_path(args.name)
+        meta = render_server_json(suite_server(args.name), registry(args.name))
+        meta_path = path.with_name("server.json")
+        if args.write:
+            meta_path.write_text(meta)
+        elif not meta_path.exists() or meta_path.read_text() != meta:
+            print(f"{meta_path} differs from the registry", file=sys.stderr)
+            return 1
     if args.write:
         path.write_text(live)
         print(f"wrote {path}")

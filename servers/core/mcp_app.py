@@ -16,6 +16,8 @@ from mcp_types import ToolAnnotations
 from suite.roles import ALL_PROMPTS, ALL_TITLES
 from suite.servers import server as suite_server
 
+from .config import ConfigError, tool_config
+from .http import HttpRefused, http_plan, serve_http
 from .jobs import JobInfo, JobManager
 from .progress import Progress, no_progress
 from .registry import Registry, register_tools
@@ -135,13 +137,16 @@ def register_role_prompts(server: MCPServer) -> None:
         )(_role_renderer(text))
 
 
-def make_server(registry: Registry, api: object) -> MCPServer:
-    """An MCP server with the registry's tools (and job tools) over a plain-API object, and
-    the role prompts."""
+def make_server(registry: Registry, api: object, workspace: Workspace) -> MCPServer:
+    """An MCP server with the registry's tools (and job tools) over a plain-API object,
+    server_info and the role prompts."""
+    from .server_info import add_server_info
+
     server = MCPServer(
         f"silicon-agent-{registry.server.replace('_', '-')}", instructions=registry.instructions
     )
     register_tools(server, registry, api)
+    add_server_info(server, registry, workspace)
     register_role_prompts(server)
     return server
 
@@ -162,11 +167,33 @@ def serve(
     parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        help="another Host header value to accept over HTTP (name:port, or name:* for any port)",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        help="another Origin to accept over HTTP (http://name:port or http://name:*)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=os.environ.get("SILICON_AGENT_LOG", "WARNING"), stream=sys.stderr)
+    try:
+        tool_config()
+    except ConfigError as exc:
+        parser.exit(2, f"{prog}: configuration error: {exc}\n")
+    plan = None
+    if args.transport == "streamable-http":
+        try:
+            plan = http_plan(args.host, args.port, os.environ, args.allow_host, args.allow_origin)
+        except HttpRefused as exc:
+            parser.exit(2, f"{prog}: refusing to serve HTTP: {exc}\n")
     workspace = Workspace.open(args.workspace)
     server = build(workspace)
-    if args.transport == "stdio":
+    if plan is None:
         server.run("stdio")
     else:
-        server.run("streamable-http", host=args.host, port=args.port)
+        serve_http(server, plan)

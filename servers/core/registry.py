@@ -19,6 +19,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
+from .config import ToolInfo
 from .jobs import JobManager
 from .progress import Progress
 
@@ -70,6 +71,8 @@ class Registry:
     title: str
     instructions: str
     tools: tuple[Tool, ...]
+    toolchain: Callable[[], list[ToolInfo]] | None = None  # what server_info reports
+    settings: tuple[str, ...] = ()  # the config.VARIABLES this server's tools read
 
     def tool(self, name: str) -> Tool:
         for entry in self.tools:

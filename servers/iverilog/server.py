@@ -11,7 +11,7 @@ from servers.iverilog.tools import REGISTRY
 
 
 def build(workspace: Workspace) -> MCPServer:
-    return make_server(REGISTRY, Icarus(workspace))
+    return make_server(REGISTRY, Icarus(workspace), workspace)
 
 
 def main() -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from servers.core import toolchain
 from servers.core.registry import BUILDS, Registry, Tool
+from servers.core.server_info import tool_info
 from servers.core.sv import tools as sv
 
 INSTRUCTIONS = """Icarus Verilog (-g2012) for SystemVerilog: compile, simulate, run_testbench.
@@ -16,6 +18,8 @@ REGISTRY = Registry(
     server="iverilog",
     title="Icarus Verilog",
     instructions=INSTRUCTIONS,
+    settings=("IVERILOG_PATH", "VVP_PATH"),
+    toolchain=lambda: [tool_info(toolchain.iverilog()), tool_info(toolchain.vvp())],
     tools=(
         Tool(
             name="compile",

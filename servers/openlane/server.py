@@ -12,7 +12,7 @@ from .tools import REGISTRY
 
 
 def build(workspace: Workspace) -> MCPServer:
-    return make_server(REGISTRY, OpenLaneApi(workspace))
+    return make_server(REGISTRY, OpenLaneApi(workspace), workspace)
 
 
 def main() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from servers.core.config import ToolInfo, tool_config
 from servers.core.registry import BUILDS, READS, REPLACES, WRITES, Registry, Tool
 
 INSTRUCTIONS = """Physical design with OpenLane 2, and synthesis estimates without it.
@@ -14,10 +15,44 @@ job_status); read_reports summarises any OpenLane 1/2 run folder; advise turns a
 actions (lengthen clock / pipeline, lower FP_CORE_UTIL, routing changes, resource sharing).
 Paths are relative to the workspace root."""
 
+
+def toolchain() -> list[ToolInfo]:
+    """Yosys, OpenSTA and the Liberty file synthesize would use now."""
+    from .environment import default_library
+    from .sta import find_sta
+    from .yosys_tool import find_yosys
+
+    yosys, sta, lib = find_yosys(), find_sta(), default_library()
+    return [
+        ToolInfo(
+            name="yosys",
+            path=yosys.argv[0] if yosys else None,
+            version=yosys.version if yosys else None,
+            origin=("YOSYS_PATH" if tool_config().yosys_path else yosys.flavor) if yosys else "-",
+        ),
+        ToolInfo(
+            name="sta",
+            path=sta.path if sta else None,
+            version=sta.version if sta else None,
+            origin="STA_PATH" if tool_config().sta_path else "PATH",
+        ),
+        ToolInfo(
+            name="liberty",
+            path=lib.path if lib else None,
+            version=lib.name if lib else None,
+            origin="LIBERTY_FILE"
+            if lib and lib.origin == "configured"
+            else (lib.origin if lib else "-"),
+        ),
+    ]
+
+
 REGISTRY = Registry(
     server="openlane",
     title="OpenLane",
     instructions=INSTRUCTIONS,
+    settings=("YOSYS_PATH", "STA_PATH", "LIBERTY_FILE"),
+    toolchain=toolchain,
     tools=(
         Tool(
             name="check_environment",

@@ -19,6 +19,7 @@ from functools import cache
 from importlib import metadata, resources
 from pathlib import Path
 
+from servers.core.config import tool_config
 from servers.core.runner import Limits, run_process
 from servers.core.workspace import Workspace
 
@@ -89,7 +90,7 @@ def _yowasp() -> YosysTool | None:
 
 @cache
 def _system() -> YosysTool | None:
-    path = shutil.which("yosys")
+    path = tool_config().yosys_path or shutil.which("yosys")
     if path is None:
         return None
     import subprocess
@@ -103,7 +104,8 @@ def _system() -> YosysTool | None:
 
 
 def find_yosys() -> YosysTool | None:
-    if os.environ.get("SILICON_AGENT_YOSYS", "yowasp") == "system":
+    configured = tool_config().yosys_path is not None
+    if configured or os.environ.get("SILICON_AGENT_YOSYS", "yowasp") == "system":
         return _system()
     return _yowasp() or _system()
 

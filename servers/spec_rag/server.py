@@ -37,7 +37,7 @@ def build(
     embed_url: str | None = None,
 ) -> MCPServer:
     library = SpecLibrary(workspace, store, make_embedder(embedder, embed_url))
-    server = make_server(REGISTRY, library)
+    server = make_server(REGISTRY, library, workspace)
 
     @server.resource("spec://{spec}/{clause}", mime_type="text/plain")
     async def section(spec: str, clause: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from servers.core.registry import READS, REPLACES, Hints, Registry, Tool
+from servers.core.server_info import wheel_info
 
 from .api import MAX_QUERY_CHARS
 
@@ -19,6 +20,7 @@ REGISTRY = Registry(
     server="spec_rag",
     title="Spec Librarian",
     instructions=INSTRUCTIONS,
+    toolchain=lambda: [wheel_info(n) for n in ("chromadb", "bm25s", "pdfplumber", "python-docx")],
     tools=(
         Tool(
             name="search",

@@ -11,7 +11,7 @@ from servers.vcd.tools import REGISTRY
 
 
 def build(workspace: Workspace) -> MCPServer:
-    return make_server(REGISTRY, Waves(workspace))
+    return make_server(REGISTRY, Waves(workspace), workspace)
 
 
 def main() -> None:

@@ -6,6 +6,7 @@ from mcp.server.mcpserver import Image
 from mcp.server.mcpserver.exceptions import ToolError
 
 from servers.core.registry import READS, WRITES, Registry, Tool
+from servers.core.server_info import wheel_info
 
 from .api import MAX_POINTS, MAX_ROWS, MAX_SCAN, MAX_SIGNALS
 from .models import RenderInfo
@@ -40,6 +41,7 @@ REGISTRY = Registry(
     server="vcd",
     title="Waveforms",
     instructions=INSTRUCTIONS,
+    toolchain=lambda: [wheel_info("pywellen"), wheel_info("pillow")],
     tools=(
         Tool(
             name="list_signals",

@@ -11,7 +11,7 @@ from servers.verilator.tools import REGISTRY
 
 
 def build(workspace: Workspace) -> MCPServer:
-    return make_server(REGISTRY, Verilator(workspace))
+    return make_server(REGISTRY, Verilator(workspace), workspace)
 
 
 def main() -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from servers.core import toolchain
 from servers.core.registry import BUILDS, Registry, Tool
+from servers.core.server_info import tool_info
 from servers.core.sv import tools as sv
 
 INSTRUCTIONS = """Verilator for SystemVerilog: lint (-Wall, every warning with its code and
@@ -14,6 +16,8 @@ REGISTRY = Registry(
     server="verilator",
     title="Verilator",
     instructions=INSTRUCTIONS,
+    settings=("VERILATOR_ROOT",),
+    toolchain=lambda: [tool_info(toolchain.verilator())],
     tools=(
         Tool(
             name="lint",

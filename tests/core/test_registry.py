@@ -57,7 +57,8 @@ async def test_editing_the_registry_changes_tools_tables_and_server_list(tmp_pat
             added,
         ),
     )  # fmt: skip
-    server = make_server(edited, Icarus(Workspace.open(tmp_path)))
+    workspace = Workspace.open(tmp_path)
+    server = make_server(edited, Icarus(workspace), workspace)
     async with Client(server) as client:
         tools = {t.name: t for t in (await client.list_tools()).tools}
     assert (
@@ -81,7 +82,8 @@ async def test_editing_the_registry_changes_tools_tables_and_server_list(tmp_pat
 
 
 async def test_job_arguments_are_checked_against_the_same_contract(tmp_path: Path) -> None:
-    server = make_server(registry("iverilog"), Icarus(Workspace.open(tmp_path)))
+    workspace = Workspace.open(tmp_path)
+    server = make_server(registry("iverilog"), Icarus(workspace), workspace)
     async with Client(server) as client:
         started = await client.call_tool(
             "job_start", {"operation": "compile", "arguments": {"sources": 5}}

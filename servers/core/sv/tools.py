@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from ..config import ToolConfig
 from ..registry import BUILDS, Tool
-from .inputs import MAX_SOURCE_BYTES, MAX_TIMEOUT_S
 
-SOURCE_LIMIT = f"source files <= {MAX_SOURCE_BYTES >> 20} MiB each, inside the workspace"
-TIMEOUT_LIMIT = f"0 < timeout_s <= {MAX_TIMEOUT_S:.0f}"
+DEFAULTS = ToolConfig()
+SOURCE_LIMIT = (
+    f"source files <= {DEFAULTS.max_source_bytes >> 20} MiB each (SILICON_AGENT_MAX_SOURCE_MIB),"
+    " inside the workspace"
+)
+TIMEOUT_LIMIT = f"0 < timeout_s <= {DEFAULTS.max_timeout_s:.0f} (SILICON_AGENT_MAX_TIMEOUT_S)"
 
 
 def run_testbench(description: str) -> Tool:
