@@ -79,7 +79,7 @@ def readme_tables(registries: list[Registry]) -> str:
     for s in SERVERS:
         tools = ", ".join(f"`{t.name}`" for t in by_name[s.name].tools)
         jobs = ", `job_*`" if by_name[s.name].jobs else ""
-        folder = s.module.rsplit(".", 1)[0].replace(".", "/")
+        folder = "/".join(p for p in s.module.split(".")[:-1] if p != "silicon_agent")
         lines.append(f"| `{folder}` | `{s.script}` | `silicon-agent[{s.extra}]` | {tools}{jobs} |")
     lines += [
         "",
