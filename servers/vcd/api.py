@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
+from servers.core.bounded import CallTimedOut, run_bounded
 from servers.core.cache import file_digest
 from servers.core.progress import Progress, no_progress
 from servers.core.sv.includes import include_closure
@@ -48,6 +49,7 @@ Edge = Literal["rising", "falling"]
 
 MAX_SIGNALS = 64
 MAX_ROWS = 5000
+GRAPH_TIMEOUT_S = 60.0  # slang elaborating the sources of explain_mismatch
 MAX_POINTS = 20_000
 MAX_SCAN = 5_000_000
 MAX_DIVERGENCES = 20
@@ -908,7 +910,17 @@ class Waves:
     def _graph(self, sources: list[Path], top: str | None) -> DriverGraph:
         key = tuple(sorted(f"{p}:{file_digest(p)}" for p in sources)) + (top or "",)
         if key not in self._graphs:
-            self._graphs[key] = driver_graph(sources, top)
+            # slang elaborates in a worker killed at the limit, whatever the RTL asks for.
+            try:
+                graph = run_bounded(driver_graph, sources, top, timeout_s=GRAPH_TIMEOUT_S)
+            except CallTimedOut as exc:
+                raise InvalidInput(
+                    f"sources: elaborating them {exc}",
+                    argument="sources",
+                    hint="Pass only the RTL files around the signal (not a whole design with "
+                    "huge generate loops), or leave sources out.",
+                ) from None
+            self._graphs[key] = graph
             while len(self._graphs) > 8:
                 self._graphs.pop(next(iter(self._graphs)))
         return self._graphs[key]

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from servers.core import toolchain
+from servers.core.bounded import CallTimedOut, call_bounded
 from servers.core.models import Diagnostic, Severity, Status, ToolResult
 from servers.core.progress import Progress, no_progress
 from servers.core.runner import Limits, run_process
@@ -26,6 +27,7 @@ from servers.core.toolchain import Tool
 from servers.core.workspace import InvalidInput
 
 BUILD_JOBS = "2"
+LINT_TIMEOUT_S = 120.0
 
 
 class Verilator(SimulatorFlow):
@@ -125,20 +127,25 @@ class Verilator(SimulatorFlow):
             cwd=self.workspace.root,
             scratch=scratch,
             readable=[self.workspace.root],
-            timeout_s=120,
+            timeout_s=LINT_TIMEOUT_S,
             env=self.tool.env,
-            limits=Limits(cpu_s=130),
+            limits=Limits(cpu_s=int(LINT_TIMEOUT_S) + 10),
         )
         text = outcome.stdout + "\n" + outcome.stderr
         own = parse_verilator(self.workspace, text)
         failed = any(d.severity == Severity.ERROR for d in own) or outcome.timed_out
-        report = analyze(
-            self.workspace,
-            src.files,
-            defines=src.defines,
-            include_dirs=src.include_dirs,
-            top=src.top,
-        )
+        try:
+            report = await call_bounded(
+                analyze,
+                self.workspace,
+                src.files,
+                defines=src.defines,
+                include_dirs=src.include_dirs,
+                top=src.top,
+                timeout_s=LINT_TIMEOUT_S,
+            )
+        except CallTimedOut:
+            return self._compile_timeout(started, LINT_TIMEOUT_S)
         diagnostics = add_snippets(self.workspace, merge(own, report.diagnostics, failed))
         errors = [d for d in diagnostics if d.severity == Severity.ERROR]
         warnings = [d for d in diagnostics if d.severity == Severity.WARNING]

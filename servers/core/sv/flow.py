@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..bounded import CallTimedOut, call_bounded, prewarm
 from ..cache import CacheKey, ResultCache
 from ..models import Category, Diagnostic, Severity, Status, ToolResult
 from ..progress import Progress, no_progress
@@ -144,6 +145,7 @@ class SimulatorFlow(ABC):
         self.workspace = workspace
         self.cache = ResultCache(workspace, self.name)
         self._locks: dict[str, asyncio.Lock] = {}
+        prewarm()
 
     # -- what a simulator supplies -------------------------------------------------------
     @property
@@ -211,12 +213,37 @@ class SimulatorFlow(ABC):
         waves: str,
         progress: Progress,
         extra_key: Mapping[str, object] | None = None,
+        timeout_s: float | None = None,
     ) -> Build:
-        """Compile (or take the cached build); identical concurrent builds run once."""
+        """Compile (or take the cached build); identical concurrent builds run once. The
+        compiler and slang's analysis both stop at timeout_s (the call's limit), and at
+        compile_timeout_s whatever the call says."""
         key = self._build_key(src, waves, extra_key)
+        limit_s = min(self.compile_timeout_s, timeout_s or self.compile_timeout_s)
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
-            return await self._build(src, waves, progress, key)
+            return await self._build(src, waves, progress, key, limit_s)
+
+    def _compile_timeout(self, started: float, limit_s: float) -> ToolResult:
+        message = f"slang's analysis of the sources ran past timeout_s={limit_s:g}"
+        return ToolResult(
+            status=Status.TIMEOUT,
+            summary=f"{self.name} compile stopped: {message}",
+            timed_out=True,
+            diagnostics=[
+                Diagnostic(
+                    severity=Severity.ERROR,
+                    category=Category.TIMEOUT,
+                    message=message,
+                    hint="The design takes too long to elaborate (a huge generate loop or "
+                    "array?); shrink it, or call again with a larger timeout_s.",
+                    source="silicon-agent",
+                )
+            ],
+            tool=self.name,
+            tool_version=self.tool.version,
+            duration_s=time.monotonic() - started,
+        )
 
     def _build_key(
         self, src: Sources, waves: str, extra_key: Mapping[str, object] | None
@@ -242,6 +269,7 @@ class SimulatorFlow(ABC):
         waves: str,
         progress: Progress,
         key: CacheKey,
+        limit_s: float,
     ) -> Build:
         """Compile with slang's diagnostics merged in."""
         started = time.monotonic()
@@ -257,8 +285,10 @@ class SimulatorFlow(ABC):
             cached.duration_s = time.monotonic() - started
             return Build(cached, executable, key)
         await progress(0.05, f"{self.name}: checking sources with slang")
+        # slang elaborates in a worker process killed at the limit: a hostile design (a
+        # 1000x1000 generate loop) would otherwise hold this call for as long as it likes.
         slang_task = asyncio.ensure_future(
-            asyncio.to_thread(
+            call_bounded(
                 analyze,
                 self.workspace,
                 src.files,
@@ -266,6 +296,7 @@ class SimulatorFlow(ABC):
                 defines=src.defines,
                 include_dirs=src.include_dirs,
                 top=src.top,
+                timeout_s=limit_s,
             )
         )
         if src.top is None and self.binds_wave_dump and waves != "none":
@@ -274,6 +305,8 @@ class SimulatorFlow(ABC):
                 tops = [t for t in (await slang_task).tops if t != WAVE_DUMP_MODULE]
             except InvalidInput as exc:
                 return Build(invalid_result(self.tool, exc), None, key)
+            except CallTimedOut:
+                return Build(self._compile_timeout(started, limit_s), None, key)
             src.top = tops[0] if len(tops) == 1 else None
         # Build in a private directory and rename it into place, so that concurrent calls
         # (here or in another server process) never see or remove each other's files.
@@ -290,14 +323,17 @@ class SimulatorFlow(ABC):
                 cwd=self.workspace.root,
                 scratch=out_dir,
                 readable=[self.workspace.root],
-                timeout_s=self.compile_timeout_s,
+                timeout_s=limit_s,
                 env=self.compile_env,
-                limits=Limits(cpu_s=int(self.compile_timeout_s) + 10),
+                limits=Limits(cpu_s=int(limit_s) + 10),
             )
             report: SlangReport = await slang_task
         except InvalidInput as exc:
             remove_tree(out_dir)
             return Build(invalid_result(self.tool, exc), None, key)
+        except CallTimedOut:
+            remove_tree(out_dir)
+            return Build(self._compile_timeout(started, limit_s), None, key)
         except BaseException:
             slang_task.cancel()
             remove_tree(out_dir)
@@ -324,7 +360,8 @@ class SimulatorFlow(ABC):
             or outcome.exit_code == 134
         )
         if outcome.timed_out:
-            status, summary = Status.TIMEOUT, f"{self.name} compile timed out"
+            status = Status.TIMEOUT
+            summary = f"{self.name} compile ran past timeout_s={limit_s:g} and was stopped"
         elif failed and crashed:
             status = Status.TOOL_ERROR
             summary = (
@@ -524,7 +561,7 @@ class SimulatorFlow(ABC):
             cached.cache_hit = True
             cached.duration_s = time.monotonic() - started
             return cached
-        built = await self.build(src, wave_format, progress)
+        built = await self.build(src, wave_format, progress, timeout_s=limit)
         if built.executable is None:
             return built.result
         result = await self.execute(built.executable, args, limit, wave_format, progress)
