@@ -72,6 +72,9 @@ def check_vcd(name: str, handle: BinaryIO, size: int) -> None:
                 name, "has no $enddefinitions in its header", "max_header_bytes", MAX_HEADER_BYTES
             )
         end = len(header)
+    declared = header.count(b"$var", 0, end)  # an upper bound, counted in C before the scan
+    if declared > MAX_SIGNALS:
+        raise _refuse(name, f"declares {declared} signals", "max_signals", MAX_SIGNALS)
     wide = _vcd_declarations(name, header[:end])
     del header
     if not wide:
