@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from servers.core import toolchain
-from servers.core.bounded import CallTimedOut, call_bounded
+from servers.core.bounded import CallTimedOut
 from servers.core.models import Diagnostic, Severity, Status, ToolResult
 from servers.core.progress import Progress, no_progress
 from servers.core.runner import Limits, run_process
@@ -21,7 +21,6 @@ from servers.core.sv.flow import (
     result_from,
     settle,
 )
-from servers.core.sv.slang_check import analyze
 from servers.core.sv.tool_messages import parse_verilator
 from servers.core.toolchain import Tool
 from servers.core.workspace import InvalidInput
@@ -135,15 +134,7 @@ class Verilator(SimulatorFlow):
         own = parse_verilator(self.workspace, text)
         failed = any(d.severity == Severity.ERROR for d in own) or outcome.timed_out
         try:
-            report = await call_bounded(
-                analyze,
-                self.workspace,
-                src.files,
-                defines=src.defines,
-                include_dirs=src.include_dirs,
-                top=src.top,
-                timeout_s=LINT_TIMEOUT_S,
-            )
+            report = await self.slang_report(src, LINT_TIMEOUT_S)
         except CallTimedOut:
             return self._compile_timeout(started, LINT_TIMEOUT_S)
         diagnostics = add_snippets(self.workspace, merge(own, report.diagnostics, failed))

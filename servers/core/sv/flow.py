@@ -8,7 +8,7 @@ import re
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -74,20 +74,28 @@ def invalid_result(tool: Tool, exc: InvalidInput) -> ToolResult:
     )
 
 
+def error_result(
+    tool: Tool, status: Status, category: Category, message: str, hint: str, **fields: object
+) -> ToolResult:
+    """A result that is one error of the suite's own (not a tool message)."""
+    diagnostic = Diagnostic(
+        severity=Severity.ERROR,
+        category=category,
+        message=message,
+        hint=hint,
+        source="silicon-agent",
+    )
+    return ToolResult(status=status, diagnostics=[diagnostic], tool=tool.name, **fields)  # type: ignore[arg-type]
+
+
 def missing_tool_result(tool: Tool, message: str) -> ToolResult:
-    return ToolResult(
-        status=Status.TOOL_ERROR,
+    return error_result(
+        tool,
+        Status.TOOL_ERROR,
+        Category.TOOL_CRASH,
+        message,
+        "Install the tool (make setup does it) and call again.",
         summary=message,
-        diagnostics=[
-            Diagnostic(
-                severity=Severity.ERROR,
-                category=Category.TOOL_CRASH,
-                message=message,
-                hint="Install the tool (make setup does it) and call again.",
-                source="silicon-agent",
-            )
-        ],
-        tool=tool.name,
     )
 
 
@@ -226,23 +234,31 @@ class SimulatorFlow(ABC):
 
     def _compile_timeout(self, started: float, limit_s: float) -> ToolResult:
         message = f"slang's analysis of the sources ran past timeout_s={limit_s:g}"
-        return ToolResult(
-            status=Status.TIMEOUT,
+        return error_result(
+            self.tool,
+            Status.TIMEOUT,
+            Category.TIMEOUT,
+            message,
+            "The design takes too long to elaborate (a huge generate loop or array?); "
+            "shrink it, or call again with a larger timeout_s.",
             summary=f"{self.name} compile stopped: {message}",
             timed_out=True,
-            diagnostics=[
-                Diagnostic(
-                    severity=Severity.ERROR,
-                    category=Category.TIMEOUT,
-                    message=message,
-                    hint="The design takes too long to elaborate (a huge generate loop or "
-                    "array?); shrink it, or call again with a larger timeout_s.",
-                    source="silicon-agent",
-                )
-            ],
-            tool=self.name,
             tool_version=self.tool.version,
             duration_s=time.monotonic() - started,
+        )
+
+    def slang_report(self, src: Sources, limit_s: float) -> Awaitable[SlangReport]:
+        """slang's analysis of the sources in a worker process killed at limit_s: a hostile
+        design (a 1000x1000 generate loop) would otherwise hold the call as long as it likes."""
+        return call_bounded(
+            analyze,
+            self.workspace,
+            src.files,
+            design=src.design,
+            defines=src.defines,
+            include_dirs=src.include_dirs,
+            top=src.top,
+            timeout_s=limit_s,
         )
 
     def _build_key(
@@ -285,20 +301,7 @@ class SimulatorFlow(ABC):
             cached.duration_s = time.monotonic() - started
             return Build(cached, executable, key)
         await progress(0.05, f"{self.name}: checking sources with slang")
-        # slang elaborates in a worker process killed at the limit: a hostile design (a
-        # 1000x1000 generate loop) would otherwise hold this call for as long as it likes.
-        slang_task = asyncio.ensure_future(
-            call_bounded(
-                analyze,
-                self.workspace,
-                src.files,
-                design=src.design,
-                defines=src.defines,
-                include_dirs=src.include_dirs,
-                top=src.top,
-                timeout_s=limit_s,
-            )
-        )
+        slang_task = asyncio.ensure_future(self.slang_report(src, limit_s))
         if src.top is None and self.binds_wave_dump and waves != "none":
             # The wave dump is bound into the top module, so the top must be known first.
             try:
