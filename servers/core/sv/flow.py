@@ -247,9 +247,10 @@ class SimulatorFlow(ABC):
             duration_s=time.monotonic() - started,
         )
 
-    def slang_report(self, src: Sources, limit_s: float) -> Awaitable[SlangReport]:
+    def slang_report(self, src: Sources, limit_s: float, **extra: object) -> Awaitable[SlangReport]:
         """slang's analysis of the sources in a worker process killed at limit_s: a hostile
-        design (a 1000x1000 generate loop) would otherwise hold the call as long as it likes."""
+        design (a 1000x1000 generate loop) would otherwise hold the call as long as it likes.
+        `extra` goes to analyze as it is (it must pickle)."""
         return call_bounded(
             analyze,
             self.workspace,
@@ -259,6 +260,7 @@ class SimulatorFlow(ABC):
             include_dirs=src.include_dirs,
             top=src.top,
             timeout_s=limit_s,
+            **extra,
         )
 
     def _build_key(
