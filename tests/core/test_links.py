@@ -104,7 +104,7 @@ def test_simulator_diagnostics_naming_a_host_file_are_redacted(workspace_dir: Pa
     (workspace_dir / "empty.sv").chmod(0o644)
     ws = Workspace.open(workspace_dir)
     for simulator in (Icarus(ws), Verilator(ws)):
-        result = asyncio.run(simulator.run_testbench(["empty.sv"], ["tb_host.sv"], timeout_s=120))
+        result = asyncio.run(simulator.run_testbench(["empty.sv"], ["tb_host.sv"], timeout_s=600))
         assert result.status == Status.SIM_FAIL, (simulator.name, result.summary)
         named = [d for d in result.diagnostics if d.file and "passwd" in d.file]
         assert named, (simulator.name, result.diagnostics)
