@@ -11,8 +11,8 @@ RLIMIT_NPROC does not bind root, so as root the tool runs as `nobody`. bwrap its
 started as `nobody` (unprivileged user namespaces), which is what lets it forbid nested
 namespaces while the process still counts against nobody's limits; where that does not work
 bwrap runs as root and drops to nobody inside, and the result says that namespaces stay open.
-`nobody` needs read access to the inputs: when the workspace is not readable by others the
-uid drop is skipped and the result says so.
+`nobody` needs to reach the inputs, the scratch and the cwd: when one of them is not (under a
+0700 folder) the uid drop is skipped and the result says so.
 """
 
 from __future__ import annotations
@@ -180,7 +180,9 @@ def plan_sandbox(
     """The argv prefix that confines one tool run. `private` is a directory the runner made
     for this run alone (it may hold a /dev/null stand-in)."""
     want_drop = os.geteuid() == 0 and bool(_setpriv())
-    drop = want_drop and all(others_can_read(p) for p in readable)
+    # nobody must reach the inputs, the scratch and the cwd (bwrap binds them as nobody).
+    reached = [*readable, *writable, *([cwd] if cwd is not None else [])]
+    drop = want_drop and all(others_can_read(p) for p in reached)
     mode = _bwrap_mode(True) if drop else None
     outer_drop = mode is not None
     if mode is None:
