@@ -148,6 +148,21 @@ def toolchain_roots(program: str | None) -> list[Path]:
     return roots
 
 
+def script_interpreter(program: str | None) -> list[Path]:
+    """The interpreter a `#!` script names, resolved; empty for a binary or no program."""
+    if not program or not os.path.isabs(program):
+        return []
+    try:
+        with open(program, "rb") as handle:
+            first = handle.readline(256)
+    except OSError:
+        return []
+    if not first.startswith(b"#!"):
+        return []
+    words = first[2:].decode(errors="replace").split()
+    return [Path(os.path.realpath(words[0]))] if words else []
+
+
 def _binds(flag: str, paths: list[Path], bound: list[Path]) -> list[str]:
     """Bind each path at its own place; every parent bwrap must create is made 0755 first,
     so a uid other than bwrap's can still traverse it. `bound` grows with what is bound."""
@@ -182,6 +197,9 @@ def plan_sandbox(
     want_drop = os.geteuid() == 0 and bool(_setpriv())
     # nobody must reach the inputs, the scratch and the cwd (bwrap binds them as nobody).
     reached = [*readable, *writable, *([cwd] if cwd is not None else [])]
+    # A script's interpreter too: a console script of a venv whose Python nobody cannot
+    # reach (a pyenv build under /root) runs confined by bwrap, without the uid drop.
+    reached += script_interpreter(program)
     drop = want_drop and all(others_can_read(p) for p in reached)
     mode = _bwrap_mode(True) if drop else None
     outer_drop = mode is not None
