@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from .llm.types import ProviderError, StructuredOutputError
+from .llm.types import ModelUnreachable, ProviderError, StructuredOutputError
 from .runs import create_run, execute_run, resolve_run
 from .state import StateStore
 
@@ -238,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
         RuntimeError,
         ProviderError,
         StructuredOutputError,
+        ModelUnreachable,
     ) as exc:
         print(f"agent-host: {exc}", file=sys.stderr)
         return 2

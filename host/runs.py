@@ -16,9 +16,10 @@ from .llm.base import Provider
 from .llm.gateway import Gateway
 from .loop import Team
 from .mcp_client import McpConfig, ServerPool, default_mcp_config, load_mcp_config, local_mcp_config
+from .modem import HIDDEN_DIR, Staging, designed_blocks, new_seed, stage
 from .orchestrator import Orchestrator
 from .runfolder import RunFolder
-from .state import BlockState, StateStore
+from .state import BlockState, BlockStatus, StateStore
 
 KNOWN_SERVERS = ["iverilog", "verilator", "vcd", "openlane", "spec_rag"]
 
@@ -50,7 +51,20 @@ def create_run(
     unknown = sorted(set(only or []) - {b.name for b in loaded.design.blocks})
     if unknown:
         raise ValueError(f"no block {', '.join(unknown)} in {loaded.path.name}")
+    missing = [b.name for b in loaded.design.blocks if b.verification is None]
+    if missing:
+        raise ValueError(f"no hidden testbench for {', '.join(missing)} in {loaded.path.name}")
     folder = RunFolder(Path(runs_dir).resolve() / (run_id or new_run_id()))
+    staging = None
+    if loaded.design.generated:
+        # The answer key stays out of the run: a private workspace in its hidden area.
+        staging = stage(
+            loaded.design,
+            loaded.workspace,
+            folder.path / HIDDEN_DIR / "workspace",
+            designed_blocks(loaded.design, only),
+            new_seed(),
+        )
     store = StateStore(folder.state_path)
     config_ref = (
         str(Path(config_path).resolve())
@@ -66,8 +80,16 @@ def create_run(
         phase="created",
         tokens_spent=0,
         cost_spent=0.0,
+        staging=staging.model_dump() if staging else None,
     )
     store.init_blocks([b.name for b in loaded.design.blocks])
+    if staging is not None:
+        provided = [
+            state.model_copy(update={"status": BlockStatus.PASSED, "phase": "done"})
+            for name, state in store.blocks().items()
+            if name not in staging.designed
+        ]
+        store.put_blocks(provided)
     store.close()
     return folder.path
 
@@ -83,6 +105,9 @@ async def execute_run(
     try:
         meta = store.meta()
         loaded = load_design(meta["design"])
+        staging = Staging.model_validate(meta["staging"]) if meta.get("staging") else None
+        if staging is not None:
+            loaded = loaded.model_copy(update={"workspace": Path(staging.workspace)})
         config = load_config(meta.get("config"))
         gateway = Gateway(
             config,
@@ -105,7 +130,7 @@ async def execute_run(
             def errors_of(block: str) -> list[dict[str, Any]]:
                 return [e for e in store.error_log() if e["block"] == block]
 
-            team = Team(loaded, config, gateway, pool, folder, error_log=errors_of)
+            team = Team(loaded, config, gateway, pool, folder, error_log=errors_of, staging=staging)
             return await Orchestrator(team, store, folder).run(meta.get("only"))
     finally:
         store.close()

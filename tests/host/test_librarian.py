@@ -88,7 +88,10 @@ def test_librarian_cites_or_gives_nothing(tmp_path: Path) -> None:
     assert searched and searched[0]["status"] == "ok" and searched[0]["hits"]
     assert any(h["citation"]["clause"].startswith("5.1.1") for h in searched[0]["hits"])
     assert "Citations: 36.212 5.1.1" in (states["counter"].librarian_notes or "")
-    assert states["counter_fix"].librarian_notes is None
+    # An uncited answer is dropped; the clause as the store holds it goes on, cited.
+    fix_notes = states["counter_fix"].librarian_notes or ""
+    assert "from memory" not in fix_notes
+    assert fix_notes.startswith("Excerpt [TS 36.212 5.1.1") and "CRC calculation" in fix_notes
 
     def write_prompt(block: str) -> str:
         return next(
@@ -100,7 +103,7 @@ def test_librarian_cites_or_gives_nothing(tmp_path: Path) -> None:
     assert "Spec Librarian notes (cited)" in write_prompt("counter") and QUOTE in write_prompt(
         "counter"
     )
-    assert "Spec Librarian notes" not in write_prompt("counter_fix")
+    assert "from memory" not in write_prompt("counter_fix")
     # The uncited answer was refused: one repair turn, then no answer.
     refused = [
         x for x in exchanges if x.role == "spec_librarian" and "counter_fix" in x.correlation_id
