@@ -13,6 +13,7 @@ from pathlib import Path
 from .llm.types import ModelUnreachable, ProviderError, StructuredOutputError
 from .runs import create_run, execute_run, resolve_run
 from .state import StateStore
+from .status import status_text
 
 RUNS_ENV = "AGENT_HOST_RUNS"
 
@@ -22,25 +23,7 @@ def runs_dir(args: argparse.Namespace) -> Path:
 
 
 def print_blocks(run: Path) -> None:
-    store = StateStore(run / "state.sqlite")
-    try:
-        meta = store.meta()
-        print(
-            f"run {run.name}: phase={meta.get('phase')} tokens={meta.get('tokens_spent')} "
-            f"cost=${float(meta.get('cost_spent') or 0):.4f}"
-        )
-        for name, state in store.blocks().items():
-            extra = ""
-            if state.escalation and state.status == "ESCALATED":
-                extra = f"  ({state.escalation.get('reason')})"
-            if state.question:
-                extra = f"  QUESTION: {state.question}"
-            print(
-                f"  {name:24s} {state.status:12s} iterations={state.iteration:<3d} "
-                f"phase={state.phase} artifact={state.artifact.value}{extra}"
-            )
-    finally:
-        store.close()
+    print(status_text(run))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -219,6 +202,14 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("run")
     report.add_argument("--out")
     report.set_defaults(func=cmd_report)
+
+    from .modem_server import add_serve_arguments, run_server
+
+    serve = commands.add_parser(
+        "serve", help="the modem design loop as an MCP server (stdio or streamable HTTP)"
+    )
+    add_serve_arguments(serve)
+    serve.set_defaults(func=run_server)
 
     bench = commands.add_parser("bench", help="pass rate, iterations, tokens, cost of a suite")
     bench.add_argument("suite")

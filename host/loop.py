@@ -15,6 +15,7 @@ from typing import Any
 
 from .config import HostConfig
 from .design import Block, LoadedDesign, hidden_paths
+from .distill import explain_first_mismatch
 from .feedback import (
     compact_diagnostics,
     diagnostic_signature,
@@ -160,7 +161,7 @@ class Team:
                 (
                     f"{r.case}@{r.simulator}",
                     r.simulator,
-                    testbench_arguments(self.design, block, r, seed, self.sources(block)),
+                    testbench_arguments(block, r, seed, self.sources(block)),
                 )
                 for r in runs
             ]
@@ -565,21 +566,14 @@ class BlockLoop:
             or not self.team.pool.has("vcd", "explain_mismatch")
         ):
             return None
-        mismatch = feedback.mismatch
-        args = {
-            "file": feedback.waves,
-            "signal": mismatch.get("signal"),
-            "time": mismatch.get("time"),
-            "sources": self.team.sources(self.block),
-            "expected": mismatch.get("expected"),
-        }
         tag = f"{self.block.name}/{state.step_no}"
-        result = await self.team.tool("vcd", "explain_mismatch", args, ledger, tag)
-        message = str((result.get("error") or {}).get("message", ""))
-        if "ambiguous" in message and "." not in str(args["signal"]):
-            # A testbench that names its signals after the ports: the design's is dut.<port>.
-            args["signal"] = f"dut.{args['signal']}"
-            result = await self.team.tool("vcd", "explain_mismatch", args, ledger, tag)
+
+        async def call(args: dict[str, Any]) -> dict[str, Any]:
+            return await self.team.tool("vcd", "explain_mismatch", args, ledger, tag)
+
+        result = await explain_first_mismatch(
+            call, feedback.waves, feedback.mismatch, self.team.sources(self.block)
+        )
         text = scrub(json.dumps(result, indent=1), self.team.hidden)
         feedback.explanation = text[:4000]
         self.team.folder.write_attempt_file(

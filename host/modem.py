@@ -175,15 +175,16 @@ def designed_blocks(design: Design, only: list[str] | None) -> list[str]:
 
 
 def testbench_arguments(
-    design: Design, block: Block, run: JudgeRun, seed: int, sources: list[str]
+    block: Block, run: JudgeRun, seed: int, sources: list[str], prefix: str = ""
 ) -> dict[str, Any]:
-    """The `run_testbench` arguments of one hidden run."""
+    """The `run_testbench` arguments of one hidden run (`prefix`: the staged folder within
+    the servers' workspace, when it is not the workspace itself)."""
     assert block.verification is not None
     v = block.verification
     return {
         "design": sources,
-        "testbench": v.testbench,
-        "include_dirs": v.include_dirs,
+        "testbench": [prefix + p for p in v.testbench],
+        "include_dirs": [prefix + p for p in v.include_dirs],
         "top": v.top,
         "plusargs": [*run.plusargs, f"SEED={seed}"],
         "timeout_s": v.timeout_s,

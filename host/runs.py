@@ -17,6 +17,7 @@ from .llm.gateway import Gateway
 from .loop import Team
 from .mcp_client import McpConfig, ServerPool, default_mcp_config, load_mcp_config, local_mcp_config
 from .modem import HIDDEN_DIR, Staging, designed_blocks, new_seed, stage
+from .modem_server import MODEM_SERVER
 from .orchestrator import Orchestrator
 from .runfolder import RunFolder
 from .state import BlockState, BlockStatus, StateStore
@@ -117,10 +118,13 @@ async def execute_run(
         )
         # Files exported by a run that was killed are brought in line with the checkpoint.
         folder.export(store)
+        servers = mcp_config_for(meta.get("mcp_config"), config)
         pool = ServerPool(
-            mcp_config_for(meta.get("mcp_config"), config),
+            servers,
             workspace=loaded.workspace,
             in_process=in_process,
+            # The modem server drives runs itself; a run's steps use the tool servers.
+            only=[name for name in servers.mcpServers if name != MODEM_SERVER],
         )
         async with pool:
             store.set_meta(servers=sorted(pool.clients), servers_failed=pool.failed)

@@ -1,0 +1,109 @@
+"""The receiver's registry as a design the host runs (`agent-host run hdl/blocks.yaml`): real
+simulator and waveform servers over MCP stdio, a scripted team."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from host.runs import create_run, execute_run
+from host.state import BlockStatus, StateStore
+
+from .modem_scenario import (
+    ALT_CRC,
+    BLOCKS_YAML,
+    REFLECTION,
+    code_reply,
+    hidden_markers,
+    leaks,
+    write_config,
+)
+from .scenario import write_mcp_json
+
+# One wrong generator tap (bit 0 of the polynomial flipped).
+MUTANT = ALT_CRC.read_text().replace(
+    "(use_b_w ? CRC24B_POLY : CRC24A_POLY)", "((use_b_w ? CRC24B_POLY : CRC24A_POLY) ^ 24'h1)"
+)
+
+
+def steps(run: Path, block: str) -> list[tuple[str, str, int, dict]]:
+    store = StateStore(run / "state.sqlite")
+    try:
+        return [(r.kind, r.outcome, r.iteration, r.detail) for _, r in store.steps(block)]
+    finally:
+        store.close()
+
+
+def prompts(run: Path, role: str) -> list[str]:
+    store = StateStore(run / "state.sqlite")
+    try:
+        return [
+            "\n".join(m.content for m in x.messages) for _, x in store.exchanges() if x.role == role
+        ]
+    finally:
+        store.close()
+
+
+@pytest.mark.slow
+def test_a_mutant_fails_is_debugged_and_nothing_hidden_reaches_a_model(tmp_path: Path) -> None:
+    assert MUTANT != ALT_CRC.read_text()
+    rules = [
+        {"match": ["Block: crc_checker\n", "Step: write"], "reply": code_reply(MUTANT)},
+        {"match": ["Block: crc_checker\n", "Step: reflect"], "reply": REFLECTION},
+        {
+            "match": ["Block: crc_checker\n", "Step: debug"],
+            "reply": code_reply(ALT_CRC.read_text()),
+        },
+    ]
+    config = write_config(tmp_path, rules)
+    mcp = write_mcp_json(tmp_path, ["iverilog", "verilator", "vcd"])
+    run = create_run(
+        BLOCKS_YAML, tmp_path / "runs", str(config), str(mcp), only=["crc_checker"], run_id="mut"
+    )
+    states = asyncio.run(execute_run(run))
+    assert states["crc_checker"].status == BlockStatus.PASSED
+    assert states["crc_checker"].iteration == 2
+    kinds = [(k, o, i) for k, o, i, _ in steps(run, "crc_checker")]
+    assert kinds[:8] == [
+        ("librarian", "skipped", 0),
+        ("write", "submitted", 1),
+        ("check", "clean", 1),
+        ("simulate", "SIM_FAIL", 1),
+        ("distill", "explained", 1),
+        ("reflect", "hypotheses", 1),
+        ("debug", "submitted", 2),
+        ("check", "clean", 2),
+    ]
+    assert kinds[8][:2] == ("simulate", "PASS")
+    # The other blocks were not designed: verified dependencies, and the run says so.
+    store = StateStore(run / "state.sqlite")
+    staging = store.meta()["staging"]
+    store.close()
+    assert staging["designed"] == ["crc_checker"] and "turbo_decoder" in staging["provided"]
+    # The workspace holds the candidate where the reference would be, never the reference.
+    written = run / "hidden" / "workspace" / "hdl" / "rtl" / "crc_checker.sv"
+    assert written.read_text() == ALT_CRC.read_text()
+    debug = prompts(run, "reflection_debug")[-1]
+    assert "First mismatch: signal=" in debug and "expected=" in debug
+    assert "Waveform explanation of the first mismatch" in debug and '"cone"' in debug
+    # Nothing of the hidden testbench or the reference RTL anywhere outside the hidden area.
+    markers = hidden_markers(["crc_checker"])
+    assert len(markers) > 20
+    assert leaks(run, markers) == []
+
+
+@pytest.mark.slow
+def test_two_runs_draw_different_vector_seeds(tmp_path: Path) -> None:
+    config = write_config(tmp_path, [])
+    seeds = []
+    for run_id in ("a", "b"):
+        run = create_run(BLOCKS_YAML, tmp_path, str(config), only=["crc_checker"], run_id=run_id)
+        store = StateStore(run / "state.sqlite")
+        staging = store.meta()["staging"]
+        store.close()
+        (case,) = [r for r in staging["runs"]["crc_checker"] if r["simulator"] == "iverilog"][:1]
+        seeds.append((staging["seed"], Path(case["directory"]).joinpath("stimulus_bits.hex")))
+    assert seeds[0][0] != seeds[1][0]
+    assert seeds[0][1].read_text() != seeds[1][1].read_text()
