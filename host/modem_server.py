@@ -21,7 +21,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import BaseModel
 
-from .mcp_client import REPO_ROOT, WORKSPACE_ENV, McpConfig, default_mcp_config, load_mcp_config
+from .mcp_client import REPO_ROOT, WORKSPACE_ENV, default_mcp_config, load_mcp_config
 from .modem_desk import BlockBrief, BlockSummary, ModemDesk, SynthesisResult, VerifyResult
 from .roles.prompts import register_role_prompts
 
@@ -76,7 +76,7 @@ def build(
     workspace: Path,
     design: Path = DEFAULT_DESIGN,
     runs_dir: Path | None = None,
-    mcp: McpConfig | None = None,
+    mcp_path: Path | None = None,
     in_process: dict[str, Any] | None = None,
 ) -> MCPServer:
     from .runs import create_run, execute_run, resolve_run
@@ -84,7 +84,7 @@ def build(
     from .status import status_text
 
     runs = runs_dir or workspace / "runs"
-    config = mcp or load_mcp_config(default_mcp_config())
+    config = load_mcp_config(mcp_path or default_mcp_config())
     state: dict[str, ModemDesk] = {}
     jobs = Jobs()
 
@@ -148,7 +148,13 @@ def build(
         """Start the host's agents on the design (or only the named blocks, the others
         taken as verified dependencies) as a job; poll with job_status."""
         try:
-            run = create_run(design, runs, config_path=config, only=blocks or None)
+            run = create_run(
+                design,
+                runs,
+                config_path=config,
+                mcp_path=str(mcp_path) if mcp_path else None,
+                only=blocks or None,
+            )
         except (ValueError, FileNotFoundError) as exc:
             raise ToolError(str(exc)) from exc
         return jobs.start("run", run, run_job(run))
@@ -231,7 +237,7 @@ def run_server(args: argparse.Namespace) -> int:
         workspace,
         Path(args.design).resolve(),
         Path(runs).resolve() if runs else None,
-        load_mcp_config(args.mcp_config) if args.mcp_config else None,
+        Path(args.mcp_config).resolve() if args.mcp_config else None,
     )
     if args.transport == "stdio":
         server.run("stdio")
