@@ -106,6 +106,7 @@ async def execute_run(
     try:
         meta = store.meta()
         loaded = load_design(meta["design"])
+        source = loaded.workspace
         staging = Staging.model_validate(meta["staging"]) if meta.get("staging") else None
         if staging is not None:
             loaded = loaded.model_copy(update={"workspace": Path(staging.workspace)})
@@ -125,6 +126,8 @@ async def execute_run(
             in_process=in_process,
             # The modem server drives runs itself; a run's steps use the tool servers.
             only=[name for name in servers.mcpServers if name != MODEM_SERVER],
+            # The spec store is the design's own, not the staged workspace's.
+            workspaces={n: source for n in servers.mcpServers if n.replace("-", "_") == "spec_rag"},
         )
         async with pool:
             store.set_meta(servers=sorted(pool.clients), servers_failed=pool.failed)
