@@ -139,7 +139,16 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from .bench import run_suite
+    from .modem_bench import is_generated_design, run_modem_bench
 
+    if is_generated_design(Path(args.suite)):
+        bench = asyncio.run(
+            run_modem_bench(
+                Path(args.suite), runs_dir(args), args.config, args.mcp_config, args.block
+            )
+        )
+        print(bench.model_dump_json(indent=1))
+        return 0
     summary = asyncio.run(
         run_suite(
             Path(args.suite), runs_dir(args), config_path=args.config, mcp_path=args.mcp_config
@@ -212,7 +221,8 @@ def parser() -> argparse.ArgumentParser:
     serve.set_defaults(func=run_server)
 
     bench = commands.add_parser("bench", help="pass rate, iterations, tokens, cost of a suite")
-    bench.add_argument("suite")
+    bench.add_argument("suite", help="a suite file, or a design with generated vectors")
+    bench.add_argument("--block", action="append", help="only this block of such a design")
     bench.add_argument("--config")
     bench.add_argument("--mcp-config")
     bench.set_defaults(func=cmd_bench)

@@ -13,6 +13,10 @@ from hdl.registry import REPO, load_registry
 
 BLOCKS_YAML = REPO / "hdl" / "blocks.yaml"
 ALT_CRC = Path(__file__).parent / "modem_rtl" / "crc_checker_alt.sv"
+# One wrong generator tap (bit 0 of the polynomial flipped).
+MUTANT = ALT_CRC.read_text().replace(
+    "(use_b_w ? CRC24B_POLY : CRC24A_POLY)", "((use_b_w ? CRC24B_POLY : CRC24A_POLY) ^ 24'h1)"
+)
 
 
 def reference(block: str) -> str:
@@ -45,12 +49,30 @@ REFLECTION = {
 }
 
 
+def mutant_then_fix_rules() -> list[dict[str, Any]]:
+    """crc_checker: the mutant first, a reflection, then the correct (non-reference) code."""
+    return [
+        {"match": ["Block: crc_checker\n", "Step: write"], "reply": code_reply(MUTANT)},
+        {"match": ["Block: crc_checker\n", "Step: reflect"], "reply": REFLECTION},
+        {
+            "match": ["Block: crc_checker\n", "Step: debug"],
+            "reply": code_reply(ALT_CRC.read_text()),
+        },
+    ]
+
+
 def write_config(root: Path, rules: list[dict[str, Any]], parallel: int = 2) -> Path:
     script = root / "script.yaml"
     script.write_text(yaml.safe_dump({"rules": rules}, sort_keys=False))
     config = {
         "providers": {"scripted": {"kind": "scripted", "script": str(script)}},
-        "roles": {"default": {"model": {"provider": "scripted", "model": "scripted-large"}}},
+        # Room for the largest block (the turbo decoder) in one answer.
+        "roles": {
+            "default": {
+                "model": {"provider": "scripted", "model": "scripted-large"},
+                "max_tokens": 64000,
+            }
+        },
         "pricing": {"scripted-large": {"input_per_mtok": 3.0, "output_per_mtok": 15.0}},
         "limits": {
             "smoke_testbench": False,

@@ -15,19 +15,14 @@ from host.state import BlockStatus, StateStore
 from .modem_scenario import (
     ALT_CRC,
     BLOCKS_YAML,
-    REFLECTION,
-    code_reply,
+    MUTANT,
     hidden_markers,
     leaks,
+    mutant_then_fix_rules,
     write_config,
     write_rules,
 )
 from .scenario import write_mcp_json
-
-# One wrong generator tap (bit 0 of the polynomial flipped).
-MUTANT = ALT_CRC.read_text().replace(
-    "(use_b_w ? CRC24B_POLY : CRC24A_POLY)", "((use_b_w ? CRC24B_POLY : CRC24A_POLY) ^ 24'h1)"
-)
 
 
 def steps(run: Path, block: str) -> list[tuple[str, str, int, dict]]:
@@ -51,14 +46,7 @@ def prompts(run: Path, role: str) -> list[str]:
 @pytest.mark.slow
 def test_a_mutant_fails_is_debugged_and_nothing_hidden_reaches_a_model(tmp_path: Path) -> None:
     assert MUTANT != ALT_CRC.read_text()
-    rules = [
-        {"match": ["Block: crc_checker\n", "Step: write"], "reply": code_reply(MUTANT)},
-        {"match": ["Block: crc_checker\n", "Step: reflect"], "reply": REFLECTION},
-        {
-            "match": ["Block: crc_checker\n", "Step: debug"],
-            "reply": code_reply(ALT_CRC.read_text()),
-        },
-    ]
+    rules = mutant_then_fix_rules()
     config = write_config(tmp_path, rules)
     mcp = write_mcp_json(tmp_path, ["iverilog", "verilator", "vcd"])
     run = create_run(
