@@ -83,6 +83,8 @@ def replay(simulator: str, blocks: list[str], root: Path) -> tuple[dict, float]:
 
 
 def gemma(blocks: list[str], root: Path) -> dict:
+    root.mkdir(parents=True, exist_ok=True)
+    root.chmod(0o755)
     config = local_model_config(root / "gemma.yaml")
     mcp = write_mcp_json(root, ["iverilog", "verilator", "vcd"])
     run = create_run(REPO / "hdl" / "blocks.yaml", root / "gemma", str(config), str(mcp), blocks)
@@ -114,7 +116,7 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="modem-bench-"))
     root.chmod(0o755)
     results = {}
-    for simulator in args.simulators.split(","):
+    for simulator in [s for s in args.simulators.split(",") if s]:
         folder = root / simulator
         folder.mkdir()
         folder.chmod(0o755)

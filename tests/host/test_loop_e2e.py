@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from host.report import render_report
 from host.runs import create_run, execute_run
 from host.state import BlockStatus, StateStore
 from servers.core.workspace import Workspace
@@ -168,6 +169,10 @@ def test_never_converges_escalates_after_eight(full_run: Path) -> None:
     assert state.status == BlockStatus.ESCALATED and state.iteration == 8
     assert "8 iterations" in escalations["ticker"]["reason"]
     assert escalations["ticker"]["summary"].startswith("The block kept failing")
+    # The report's escalation column gives the reason and the summary, not a name.
+    page = render_report(full_run)
+    row = page[page.index("<td>ticker</td>") :].split("</tr>", 1)[0]
+    assert "no pass after 8 iterations (limit reached): The block kept failing" in row
 
 
 @pytest.mark.slow
