@@ -86,9 +86,10 @@ def write_config(root: Path, rules: list[dict[str, Any]], parallel: int = 2) -> 
     return path
 
 
-def hidden_markers(designed: list[str]) -> dict[str, str]:
+def hidden_markers(designed: list[str], rtl: bool = True) -> dict[str, str]:
     """Text that only the hidden assets hold: each designed block's testbench comment lines,
-    its vector file names, and its reference RTL's lines (long enough to be its own)."""
+    its vector file names and (with `rtl`) its reference RTL's lines (long enough to be its
+    own)."""
     registry = load_registry()
     markers: dict[str, str] = {}
     for name in designed:
@@ -101,7 +102,7 @@ def hidden_markers(designed: list[str]) -> dict[str, str]:
                 markers[text] = f"testbench {block.testbench}"
         for file in re.findall(r'"/(\w+\.hex)"', tb):
             markers[file] = f"vector file of {name}"
-        for line in (REPO / block.rtl_file).read_text().splitlines():
+        for line in (REPO / block.rtl_file).read_text().splitlines() if rtl else []:
             text = line.strip()
             if len(text) > 40 and "endmodule" not in text:
                 markers[text] = f"reference RTL {block.rtl_file}"
