@@ -122,6 +122,8 @@ def main() -> int:
         folder.chmod(0o755)
         results[simulator] = replay(simulator, blocks, folder)
         print(f"{simulator}: {results[simulator][1]:.1f} s for {len(blocks)} blocks", flush=True)
+        for name, row in results[simulator][0].items():
+            print(f"  {name}: {json.dumps({k: round(v, 2) for k, v in row.items()})}", flush=True)
     sims = list(results)
     head = f"{'block':20s}" + "".join(
         f" {s + ' wall s':>16s} {'tools %':>8s} {'pass':>5s}" for s in sims

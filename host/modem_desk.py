@@ -5,6 +5,7 @@ hidden testbench with fresh vectors. Simulators, waveforms and synthesis are rea
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 import tempfile
@@ -118,11 +119,30 @@ class ModemDesk:
         self.pool = ServerPool(mcp, workspace=self.private, in_process=in_process, only=SERVERS)
 
     async def __aenter__(self) -> ModemDesk:
-        await self.pool.__aenter__()
+        # The tool servers come up in a task of their own (it owns their connections): the
+        # desk answers list_blocks and block_brief at once, a verdict waits for them.
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._holder = asyncio.create_task(self._hold_pool())
         return self
 
+    async def _hold_pool(self) -> None:
+        try:
+            async with self.pool:
+                self._ready.set()
+                await self._stop.wait()
+        finally:
+            self._ready.set()
+
+    async def servers(self) -> ServerPool:
+        await self._ready.wait()
+        if self._holder.done() and self._holder.exception() is not None:
+            raise RuntimeError(f"the tool servers did not start: {self._holder.exception()}")
+        return self.pool
+
     async def __aexit__(self, *exc: object) -> None:
-        await self.pool.__aexit__(*exc)
+        self._stop.set()
+        await asyncio.gather(self._holder, return_exceptions=True)
         shutil.rmtree(self.private, ignore_errors=True)
 
     # --- what a designer may read -----------------------------------------------------------
@@ -307,7 +327,7 @@ class ModemDesk:
                 k: mismatch.get(k) for k in ("signal", "time", "cycle", "expected", "actual")
             }
             waves = (result.get("artifacts") or {}).get("waves")
-            if waves and self.pool.has("vcd", "explain_mismatch"):
+            if waves and (await self.servers()).has("vcd", "explain_mismatch"):
 
                 async def explain(args: dict[str, Any]) -> dict[str, Any]:
                     return await self.call("vcd", "explain_mismatch", args, 300)
@@ -321,7 +341,8 @@ class ModemDesk:
         self, server: str, tool: str, arguments: dict[str, Any], timeout_s: float
     ) -> dict[str, Any]:
         try:
-            return await self.pool.call(server, tool, arguments, timeout_s=timeout_s)
+            pool = await self.servers()
+            return await pool.call(server, tool, arguments, timeout_s=timeout_s)
         except Exception as exc:  # a transport or tool failure is a verdict of its own
             return {"status": "TOOL_ERROR", "summary": f"{server}.{tool}: {exc}"[:500]}
 
