@@ -279,6 +279,8 @@ def test_judge_review_and_pnr_lead_advice(tmp_path: Path) -> None:
     rules[:0] = [
         {"match": ["Step: review"], "reply": {"structured": {"findings": [finding]}}},
         {"match": ["Step: pnr"], "reply": {"structured": advice}},
+        # Sent back on timing: the rewrite is asked as a fix of the passing code.
+        {"match": ["Block: counter\n", "Step: fix"], "reply": code_reply(counter_code("counter"))},
     ]
     script.write_text(yaml.safe_dump({"rules": rules}))
     mcp = write_mcp_json(tmp_path, [])
