@@ -59,7 +59,7 @@ def design_for_mode(problem: Problem, base: Path, mode: Mode, out: Path) -> Path
     if mode == "without_reference" or problem.reference is None:
         return loaded.path
     reference = (base / problem.reference).read_text()
-    data = loaded.design.model_dump()
+    data = loaded.design.model_dump(mode="json")
     data["workspace"] = str(loaded.workspace)
     for block in data["blocks"]:
         block["spec"] = f"{block['spec']}\n\nReference (given for this run):\n{reference}"
