@@ -21,6 +21,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def wait_for(port: int, seconds: float = 60) -> None:
+    """Until something listens on the port (the server is up)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+
+
 async def test_pool_connects_over_http(tmp_path: Path) -> None:
     port = free_port()
     (tmp_path / "a.sv").write_text("module a(output logic y_o); assign y_o = 1'b1; endmodule\n")
@@ -43,13 +54,7 @@ async def test_pool_connects_over_http(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_for(port)
         config = McpConfig(
             mcpServers={"verilator": ServerEntry(url=f"http://127.0.0.1:{port}/mcp")}
         )
@@ -77,13 +82,7 @@ async def test_modem_server_over_http(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_for(port)
         config = McpConfig(mcpServers={"modem": ServerEntry(url=f"http://127.0.0.1:{port}/mcp")})
         async with ServerPool(config) as pool:
             assert pool.failed == {}
