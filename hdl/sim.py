@@ -16,7 +16,7 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, ConfigDict, Field
 
-from hdl.registry import REPO, Block, load_sidecar
+from hdl.registry import REPO, Block, block_trace, load_sidecar
 from hdl.trace_expect import expected_beats
 from servers.core.models import ToolResult
 from servers.core.workspace import Workspace
@@ -87,8 +87,9 @@ class VectorSet:
             # Absolute: the simulators run in a scratch cwd that does not link .silicon-agent/.
             where = str(case_dir.resolve())
             expected = None
-            if block.trace is not None:
-                stream = block.trace.streams[0].name
+            trace = block_trace(block)
+            if trace is not None:
+                stream = trace.streams[0].name
                 beats = expected_beats(block.name, stream, case_dir, meta)
                 hidden = self.hidden / f"{block.name}-{case_dir.name}-{uuid.uuid4().hex[:8]}.json"
                 hidden.write_text(beats.model_dump_json())
@@ -160,8 +161,8 @@ async def run_case(
         plusargs=[*case.plusargs, f"SEED={seed}"],
         timeout_s=timeout_s,
         trace=(
-            block.trace.spec(case.expected).model_dump()
-            if block.trace is not None and case.expected is not None
+            traced.spec(case.expected).model_dump()
+            if (traced := block_trace(block)) is not None and case.expected is not None
             else None
         ),
     )

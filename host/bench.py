@@ -80,7 +80,7 @@ def design_for_mode(
 
     shutil.rmtree(workspace, ignore_errors=True)
     shutil.copytree(loaded.workspace, workspace, ignore=ignore, symlinks=True)
-    data = loaded.design.model_dump()
+    data = loaded.design.model_dump(mode="json")
     data["workspace"] = str(workspace)
     with_reference = mode == "with_reference" and problem.reference is not None
     reference = (base / problem.reference).read_text() if with_reference else ""

@@ -12,9 +12,10 @@ from pathlib import Path
 
 from campaigns.cli import add_executor_options
 
-from .llm.types import ProviderError, StructuredOutputError
+from .llm.types import ModelUnreachable, ProviderError, StructuredOutputError
 from .runs import create_run, execute_run, resolve_run
 from .state import StateStore
+from .status import status_text
 
 RUNS_ENV = "AGENT_HOST_RUNS"
 
@@ -24,25 +25,7 @@ def runs_dir(args: argparse.Namespace) -> Path:
 
 
 def print_blocks(run: Path) -> None:
-    store = StateStore(run / "state.sqlite")
-    try:
-        meta = store.meta()
-        print(
-            f"run {run.name}: phase={meta.get('phase')} tokens={meta.get('tokens_spent')} "
-            f"cost=${float(meta.get('cost_spent') or 0):.4f}"
-        )
-        for name, state in store.blocks().items():
-            extra = ""
-            if state.escalation and state.status == "ESCALATED":
-                extra = f"  ({state.escalation.get('reason')})"
-            if state.question:
-                extra = f"  QUESTION: {state.question}"
-            print(
-                f"  {name:24s} {state.status:12s} iterations={state.iteration:<3d} "
-                f"phase={state.phase} artifact={state.artifact.value}{extra}"
-            )
-    finally:
-        store.close()
+    print(status_text(run))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -160,7 +143,16 @@ def cmd_bench(args: argparse.Namespace) -> int:
     from campaigns.cli import executor_from_args
 
     from .bench import run_suite
+    from .modem_bench import is_generated_design, run_modem_bench
 
+    if is_generated_design(Path(args.suite)):
+        bench = asyncio.run(
+            run_modem_bench(
+                Path(args.suite), runs_dir(args), args.config, args.mcp_config, args.block
+            )
+        )
+        print(bench.model_dump_json(indent=1))
+        return 0
     summary = asyncio.run(
         run_suite(
             Path(args.suite),
@@ -228,8 +220,17 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--out")
     report.set_defaults(func=cmd_report)
 
+    from .modem_server import add_serve_arguments, run_server
+
+    serve = commands.add_parser(
+        "serve", help="the modem design loop as an MCP server (stdio or streamable HTTP)"
+    )
+    add_serve_arguments(serve)
+    serve.set_defaults(func=run_server)
+
     bench = commands.add_parser("bench", help="pass rate, iterations, tokens, cost of a suite")
-    bench.add_argument("suite")
+    bench.add_argument("suite", help="a suite file, or a design with generated vectors")
+    bench.add_argument("--block", action="append", help="only this block of such a design")
     bench.add_argument("--config")
     bench.add_argument("--mcp-config")
     add_executor_options(bench)
@@ -247,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         RuntimeError,
         ProviderError,
         StructuredOutputError,
+        ModelUnreachable,
     ) as exc:
         print(f"agent-host: {exc}", file=sys.stderr)
         return 2

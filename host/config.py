@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
+
+from .yaml_file import read_yaml
 
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 
@@ -126,6 +127,9 @@ class Limits(_Strict):
     dependency_reworks: int = Field(
         1, description="Times a block may be sent back by its dependents for an interface change"
     )
+    timing_returns: int = Field(
+        1, description="Times the PnR Lead sends a block that misses its clock back to RTL"
+    )
 
 
 class RetryPolicy(_Strict):
@@ -158,7 +162,7 @@ def load_config(path: str | Path | None) -> HostConfig:
     candidate = Path(path)
     if not candidate.exists() and (PRESETS_DIR / f"{path}.yaml").exists():
         candidate = PRESETS_DIR / f"{path}.yaml"
-    data: Any = yaml.safe_load(candidate.read_text())
+    data: Any = read_yaml(candidate)
     config = HostConfig.model_validate(data)
     base = candidate.resolve().parent
     # Relative file paths in the config are relative to the config file.

@@ -3,8 +3,11 @@
 1. The example designs through the MCP servers, started as mcp.json says.
 2. The LTE reference chain: R.2 and R.31-1 through AWGN at 20 dB, float and fixed point.
 3. The agent host driving a real (tiny) local model, Gemma 3 270M in-process through
-   llama.cpp, on the counter block against its hidden testbench. A 270M model writes poor
-   RTL: what this shows is the loop, the verdicts and the costing, not design skill.
+   llama.cpp, on the counter block against its hidden testbench, then on one LTE block of
+   the receiver's registry (`hdl/blocks.yaml`) through the modem loop: fresh vectors, the
+   hidden testbench, the reference RTL out of sight. A 270M model writes poor RTL (the LTE
+   block is expected to escalate): what this shows is the loop, the verdicts and the
+   costing, not design skill.
 """
 
 from __future__ import annotations
@@ -113,24 +116,35 @@ def local_model_config(path: Path) -> Path:
     return path
 
 
+LTE_BLOCK = "crc_checker"
+
+
+def host_run(design: Path, run_id: str, config: Path, extra: list[str]) -> int:
+    """`agent-host run`, then its status and where its report is."""
+    host = [sys.executable, "-m", "host.cli", "--runs-dir", str(RUNS / "runs")]
+    run = subprocess.run(
+        [*host, "run", str(design), "--config", str(config),
+         "--mcp-config", str(REPO / "mcp.json"), "--run-id", run_id, *extra],
+        cwd=REPO, check=False,
+    )  # fmt: skip
+    subprocess.run([*host, "status", run_id], cwd=REPO, check=False)
+    report = subprocess.run(
+        [*host, "report", run_id], cwd=REPO, check=False, capture_output=True, text=True
+    )
+    print(f"report: {report.stdout.strip() or report.stderr.strip()}", flush=True)
+    return 0 if run.returncode == 0 and report.returncode == 0 else 1
+
+
 def agent_run() -> int:
     if importlib.util.find_spec("llama_cpp") is None:
         print("skipped: llama-cpp-python is not installed (make setup builds it)")
         return 0
     workspace = agent_workspace()
     config = local_model_config(RUNS / "gemma.yaml")
-    host = [sys.executable, "-m", "host.cli", "--runs-dir", str(RUNS / "runs")]
-    run = subprocess.run(
-        [*host, "run", str(workspace / "design.yaml"), "--config", str(config),
-         "--mcp-config", str(REPO / "mcp.json"), "--run-id", "gemma"],
-        cwd=REPO, check=False,
-    )  # fmt: skip
-    subprocess.run([*host, "status", "gemma"], cwd=REPO, check=False)
-    report = subprocess.run(
-        [*host, "report", "gemma"], cwd=REPO, check=False, capture_output=True, text=True
-    )
-    print(report.stdout.strip())
-    return 0 if run.returncode == 0 and report.returncode == 0 else 1
+    failures = host_run(workspace / "design.yaml", "gemma", config, [])
+    banner(f"LTE block {LTE_BLOCK} through the modem loop (hdl/blocks.yaml; expected to escalate)")
+    failures += host_run(REPO / "hdl" / "blocks.yaml", "gemma-lte", config, ["--block", LTE_BLOCK])
+    return failures
 
 
 def main() -> int:

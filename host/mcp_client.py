@@ -87,9 +87,12 @@ class ServerPool:
         workspace: Path | None = None,
         in_process: dict[str, Any] | None = None,
         only: list[str] | None = None,
+        workspaces: dict[str, Path] | None = None,
     ) -> None:
         self.config = config or McpConfig(mcpServers={})
         self.workspace = workspace
+        # A server that reads elsewhere than the run's workspace (a staged run's spec store).
+        self.workspaces = dict(workspaces or {})
         self.in_process = dict(in_process or {})
         self.only = only
         self.clients: dict[str, Client] = {}
@@ -114,8 +117,9 @@ class ServerPool:
         if not command:
             raise FileNotFoundError(f"command not found: {entry.command}")
         env = dict(entry.env)
-        if self.workspace is not None and "--workspace" not in entry.args:
-            env[WORKSPACE_ENV] = str(self.workspace)
+        workspace = self.workspaces.get(name, self.workspace)
+        if workspace is not None and "--workspace" not in entry.args:
+            env[WORKSPACE_ENV] = str(workspace)
         return StdioServerParameters(
             command=command, args=list(entry.args), env=env, cwd=str(REPO_ROOT)
         )

@@ -15,9 +15,11 @@ from .llm.base import Provider
 from .llm.gateway import Gateway
 from .loop import Team
 from .mcp_client import McpConfig, ServerPool, load_mcp_config, suite_mcp_config
+from .modem import HIDDEN_DIR, Staging, designed_blocks, new_seed, stage
+from .modem_server import MODEM_SERVER
 from .orchestrator import Orchestrator
 from .runfolder import RunFolder
-from .state import BlockState, StateStore
+from .state import BlockState, BlockStatus, StateStore
 
 
 def new_run_id() -> str:
@@ -44,7 +46,20 @@ def create_run(
     unknown = sorted(set(only or []) - {b.name for b in loaded.design.blocks})
     if unknown:
         raise ValueError(f"no block {', '.join(unknown)} in {loaded.path.name}")
+    missing = [b.name for b in loaded.design.blocks if b.verification is None]
+    if missing:
+        raise ValueError(f"no hidden testbench for {', '.join(missing)} in {loaded.path.name}")
     folder = RunFolder(Path(runs_dir).resolve() / (run_id or new_run_id()))
+    staging = None
+    if loaded.design.generated:
+        # The answer key stays out of the run: a private workspace in its hidden area.
+        staging = stage(
+            loaded.design,
+            loaded.workspace,
+            folder.path / HIDDEN_DIR / "workspace",
+            designed_blocks(loaded.design, only),
+            new_seed(),
+        )
     store = StateStore(folder.state_path)
     config_ref = (
         str(Path(config_path).resolve())
@@ -60,8 +75,16 @@ def create_run(
         phase="created",
         tokens_spent=0,
         cost_spent=0.0,
+        staging=staging.model_dump() if staging else None,
     )
     store.init_blocks([b.name for b in loaded.design.blocks])
+    if staging is not None:
+        provided = [
+            state.model_copy(update={"status": BlockStatus.PASSED, "phase": "done"})
+            for name, state in store.blocks().items()
+            if name not in staging.designed
+        ]
+        store.put_blocks(provided)
     store.close()
     return folder.path
 
@@ -77,6 +100,10 @@ async def execute_run(
     try:
         meta = store.meta()
         loaded = load_design(meta["design"])
+        source = loaded.workspace
+        staging = Staging.model_validate(meta["staging"]) if meta.get("staging") else None
+        if staging is not None:
+            loaded = loaded.model_copy(update={"workspace": Path(staging.workspace)})
         config = load_config(meta.get("config"))
         gateway = Gateway(
             config,
@@ -86,10 +113,15 @@ async def execute_run(
         )
         # Files exported by a run that was killed are brought in line with the checkpoint.
         folder.export(store)
+        servers = mcp_config_for(meta.get("mcp_config"), config)
         pool = ServerPool(
-            mcp_config_for(meta.get("mcp_config"), config),
+            servers,
             workspace=loaded.workspace,
             in_process=in_process,
+            # The modem server drives runs itself; a run's steps use the tool servers.
+            only=[name for name in servers.mcpServers if name != MODEM_SERVER],
+            # The spec store is the design's own, not the staged workspace's.
+            workspaces={n: source for n in servers.mcpServers if n.replace("-", "_") == "spec_rag"},
         )
         async with pool:
             store.set_meta(servers=sorted(pool.clients), servers_failed=pool.failed)
@@ -99,7 +131,7 @@ async def execute_run(
             def errors_of(block: str) -> list[dict[str, Any]]:
                 return [e for e in store.error_log() if e["block"] == block]
 
-            team = Team(loaded, config, gateway, pool, folder, error_log=errors_of)
+            team = Team(loaded, config, gateway, pool, folder, error_log=errors_of, staging=staging)
             return await Orchestrator(team, store, folder).run(meta.get("only"))
     finally:
         store.close()

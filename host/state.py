@@ -102,6 +102,7 @@ class BlockState(BaseModel):
         None, description="A dependency this block sent back for an interface change"
     )
     reworks: int = Field(0, description="Times this block was sent back by a dependent")
+    timing_returns: int = Field(0, description="Times the PnR Lead sent it back on timing")
 
 
 class StepRecord(BaseModel):

@@ -3,8 +3,10 @@ design-loop roles, the planning roles and the shared parts they include."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 PROMPTS_DIR = Path(__file__).resolve().with_name("prompts")
 
@@ -54,3 +56,23 @@ ALL_PROMPTS: dict[str, str] = {**ROLE_PROMPTS, **PLANNING_PROMPTS}
 
 def role_prompt(role: str) -> str:
     return ALL_PROMPTS[role]
+
+
+def _renderer(text: str) -> Callable[[str], str]:
+    def render(task: str = "") -> str:
+        return text if not task else f"{text}\n\nTask:\n{task}"
+
+    return render
+
+
+def register_role_prompts(server: Any) -> None:
+    """Serve each role prompt, the planning roles' too, as an MCP prompt `role_<name>` on any
+    server with MCP's `prompt()` decorator (the tool servers and the modem server alike), so a
+    user of any client can pick a role by hand."""
+    for role, text in ALL_PROMPTS.items():
+        title = ALL_TITLES[role]
+        server.prompt(
+            name=f"role_{role}",
+            title=title,
+            description=f"The {title} role prompt of the silicon-agent host; `task` is appended.",
+        )(_renderer(text))

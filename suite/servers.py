@@ -16,6 +16,7 @@ class SuiteServer:
     extra: str  # the pyproject extra that installs what the server needs beyond the core
     title: str
     env: dict[str, str] = field(default_factory=dict)  # added to mcp.json's entry
+    args: tuple[str, ...] = ()  # the console script's arguments in mcp.json
 
     @property
     def entry_point(self) -> str:
@@ -39,6 +40,10 @@ SERVERS: tuple[SuiteServer, ...] = (
     ),
 )
 SERVER_NAMES: tuple[str, ...] = tuple(s.name for s in SERVERS)
+# The modem design loop over MCP: the host serving its block registry to any client. It is in
+# mcp.json beside the tool servers, but host runs never start it (it is the host itself).
+MODEM = SuiteServer("modem", "agent-host", "host.cli", "host", "Modem design loop", args=("serve",))
+CLIENT_SERVERS: tuple[SuiteServer, ...] = (*SERVERS, MODEM)
 WORKSPACE_ENV = "SILICON_AGENT_WORKSPACE"
 
 
@@ -50,14 +55,14 @@ def server(name: str) -> SuiteServer:
 
 
 def mcp_json(
-    command_dir: str = ".venv/bin", servers: tuple[SuiteServer, ...] = SERVERS
+    command_dir: str = ".venv/bin", servers: tuple[SuiteServer, ...] = CLIENT_SERVERS
 ) -> dict[str, object]:
     """The `mcpServers` file for a checkout whose console scripts are in command_dir."""
     return {
         "mcpServers": {
             s.name: {
                 "command": f"{command_dir}/{s.script}",
-                "args": [],
+                "args": list(s.args),
                 "env": {WORKSPACE_ENV: ".", **s.env},
             }
             for s in servers

@@ -8,7 +8,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import httpx
 
-from .types import GenParams, LLMResponse, Message, ProviderError, ToolSpec
+from .types import GenParams, LLMResponse, Message, ModelUnreachable, ProviderError, ToolSpec
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 
@@ -70,6 +70,8 @@ async def post_json(
         response = await client.post(url, json=body, headers=headers, timeout=timeout_s)
     except httpx.TimeoutException as exc:
         raise ProviderError(f"timeout after {timeout_s:.0f} s: {url}", retryable=True) from exc
+    except httpx.ConnectError as exc:
+        raise ModelUnreachable(url, f"{type(exc).__name__}: {exc}"[:200]) from exc
     except httpx.TransportError as exc:
         raise ProviderError(f"transport error: {type(exc).__name__}", retryable=True) from exc
     if response.status_code >= 400:

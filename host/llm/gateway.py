@@ -31,6 +31,7 @@ from .types import (
     GenParams,
     LLMResponse,
     Message,
+    ModelUnreachable,
     ProviderError,
     StructuredOutputError,
     ToolCall,
@@ -195,7 +196,7 @@ class Gateway:
         """One call for a role: retries with backoff on retryable errors, then the fallback."""
         spec = self.config.role(role)
         retry = self.config.retry
-        last_error: ProviderError | None = None
+        last_error: ProviderError | ModelUnreachable | None = None
         for ref in self.models_for(role):
             provider = self.provider(ref.provider)
             params = GenParams(
@@ -211,6 +212,11 @@ class Gateway:
                 try:
                     response = await provider.generate(messages, tools, schema, params)
                     response.latency_s = response.latency_s or time.monotonic() - clock
+                except ModelUnreachable as exc:
+                    # No retries against a closed port; the fallback may still answer.
+                    exc.provider = ref.provider
+                    last_error = exc
+                    break
                 except ProviderError as exc:
                     last_error = exc
                     ledger.events.append(

@@ -9,7 +9,16 @@ from typing import Any
 import httpx
 
 from .base import RETRYABLE_STATUS, new_call_id, parse_json_arguments
-from .types import GenParams, LLMResponse, Message, ProviderError, ToolCall, ToolSpec, Usage
+from .types import (
+    GenParams,
+    LLMResponse,
+    Message,
+    ModelUnreachable,
+    ProviderError,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
 from .wire import openai_tools, parse_json_text, take_final_answer, with_final_tool
 
 
@@ -69,7 +78,9 @@ class OllamaProvider:
             raise ProviderError(
                 f"ollama timeout after {params.timeout_s} s", retryable=True
             ) from exc
-        except (httpx.TransportError, ConnectionError) as exc:
+        except (httpx.ConnectError, ConnectionError) as exc:
+            raise ModelUnreachable(self.host, f"{type(exc).__name__}: {exc}"[:200]) from exc
+        except httpx.TransportError as exc:
             raise ProviderError(
                 f"ollama unreachable: {type(exc).__name__}", retryable=True
             ) from exc

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..yaml_file import read_yaml
 from .base import new_call_id
 from .types import GenParams, LLMResponse, Message, ProviderError, ToolCall, ToolSpec, Usage
 
@@ -41,7 +41,7 @@ class Script(BaseModel):
 
 
 def load_script(path: str | Path) -> Script:
-    return Script.model_validate(yaml.safe_load(Path(path).read_text()))
+    return Script.model_validate(read_yaml(Path(path)))
 
 
 def approx_tokens(text: str) -> int:

@@ -78,6 +78,21 @@ class ProviderError(Exception):
         self.status = status
 
 
+class ModelUnreachable(Exception):
+    """Nothing answers at a provider's endpoint (connection refused, no such host): the run
+    stops and says which provider and URL, rather than escalating blocks one by one."""
+
+    def __init__(self, url: str, detail: str, provider: str = "") -> None:
+        self.url = url
+        self.detail = detail
+        self.provider = provider
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        who = f"model provider '{self.provider}'" if self.provider else "model provider"
+        return f"{who} unreachable at {self.url}: {self.detail}"
+
+
 class StructuredOutputError(Exception):
     """The model's answer did not validate against the step's schema, even after one repair."""
 

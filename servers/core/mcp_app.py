@@ -13,7 +13,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
-from suite.roles import ALL_PROMPTS, ALL_TITLES
+from suite.roles import register_role_prompts
 from suite.servers import server as suite_server
 
 from .config import ConfigError, tool_config
@@ -116,25 +116,6 @@ def add_job_tools(server: MCPServer, jobs: JobManager) -> None:
             return await jobs.cancel(job_id)
         except KeyError as exc:
             raise ToolError(str(exc.args[0])) from exc
-
-
-def _role_renderer(text: str) -> Callable[[str], str]:
-    def render(task: str = "") -> str:
-        return text if not task else f"{text}\n\nTask:\n{task}"
-
-    return render
-
-
-def register_role_prompts(server: MCPServer) -> None:
-    """Serve each role prompt, the planning roles' too, as an MCP prompt `role_<name>`, so a
-    user of any client can pick a role by hand."""
-    for role, text in ALL_PROMPTS.items():
-        title = ALL_TITLES[role]
-        server.prompt(
-            name=f"role_{role}",
-            title=title,
-            description=f"The {title} role prompt of the silicon-agent host; `task` is appended.",
-        )(_role_renderer(text))
 
 
 def make_server(registry: Registry, api: object, workspace: Workspace) -> MCPServer:

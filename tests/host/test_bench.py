@@ -10,6 +10,8 @@ import yaml
 
 from host.cli import main
 
+from .modem_scenario import BLOCKS_YAML, mutant_then_fix_rules, write_rules
+from .modem_scenario import write_config as modem_config
 from .scenario import code_reply, gray_code, make_workspace, write_config, write_mcp_json
 
 
@@ -46,3 +48,28 @@ def test_bench_reports_modes_apart(tmp_path: Path, capsys: pytest.CaptureFixture
     assert without["tokens"] > with_ref["tokens"] > 0
     assert without["cost_usd"] > with_ref["cost_usd"] > 0
     assert (runs / "bench-gray.json").exists()
+
+
+@pytest.mark.slow
+def test_bench_of_the_registry_gives_a_pass_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`agent-host bench hdl/blocks.yaml`: each block a problem designed alone, oracle-free;
+    per block outcome, iterations, tokens and cost."""
+    rules = mutant_then_fix_rules() + write_rules(["qam_demodulator"])
+    config = modem_config(tmp_path, rules)
+    mcp = write_mcp_json(tmp_path, ["iverilog", "verilator", "vcd"])
+    runs = tmp_path / "runs"
+    args = ["--runs-dir", str(runs), "bench", str(BLOCKS_YAML), "--config", str(config)]
+    blocks = ["--block", "crc_checker", "--block", "qam_demodulator"]
+    assert main([*args, "--mcp-config", str(mcp), *blocks]) == 0
+    bench = json.loads(capsys.readouterr().out)
+    table = {row["block"]: row for row in bench["blocks"]}
+    assert [(n, r["passed"], r["iterations"]) for n, r in table.items()] == [
+        ("crc_checker", True, 2),
+        ("qam_demodulator", True, 1),
+    ]
+    assert table["crc_checker"]["tokens"] > table["qam_demodulator"]["tokens"] > 0
+    assert all(r["cost_usd"] > 0 and r["wall_s"] > 0 for r in table.values())
+    assert bench["pass_rate"] == 1.0 and bench["mean_iterations"] == 1.5
+    assert (runs / "bench-lte_baseband_rx.json").exists()

@@ -26,7 +26,7 @@ from host.roles.schemas import (
     rtl_submission_model,
 )
 from host.runs import create_run
-from servers.core.mcp_app import register_role_prompts
+from suite.roles import register_role_prompts
 
 from .scenario import make_workspace, write_config, write_mcp_json
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from host.report import render_report
 from host.runs import create_run, execute_run
 from host.state import BlockStatus, StateStore
 from servers.core.workspace import Workspace
@@ -168,6 +169,10 @@ def test_never_converges_escalates_after_eight(full_run: Path) -> None:
     assert state.status == BlockStatus.ESCALATED and state.iteration == 8
     assert "8 iterations" in escalations["ticker"]["reason"]
     assert escalations["ticker"]["summary"].startswith("The block kept failing")
+    # The report's escalation column gives the reason and the summary, not a name.
+    page = render_report(full_run)
+    row = page[page.index("<td>ticker</td>") :].split("</tr>", 1)[0]
+    assert "no pass after 8 iterations (limit reached): The block kept failing" in row
 
 
 @pytest.mark.slow
@@ -274,6 +279,8 @@ def test_judge_review_and_pnr_lead_advice(tmp_path: Path) -> None:
     rules[:0] = [
         {"match": ["Step: review"], "reply": {"structured": {"findings": [finding]}}},
         {"match": ["Step: pnr"], "reply": {"structured": advice}},
+        # Sent back on timing: the rewrite is asked as a fix of the passing code.
+        {"match": ["Block: counter\n", "Step: fix"], "reply": code_reply(counter_code("counter"))},
     ]
     script.write_text(yaml.safe_dump({"rules": rules}))
     mcp = write_mcp_json(tmp_path, [])
@@ -289,19 +296,31 @@ def test_judge_review_and_pnr_lead_advice(tmp_path: Path) -> None:
     state = store.blocks()["counter"]
     roles = [x.role for _, x in store.exchanges()]
     store.close()
-    assert [k for k, _, _ in steps_of(run, "counter")] == [
-        "write",
-        "check",
-        "simulate",
-        "review",
-        "synth",
+    steps = steps_of(run, "counter")
+    # The clock is missed: the advice is recorded and the block goes back once with it.
+    assert [(k, o) for k, o, _ in steps] == [
+        ("write", "submitted"),
+        ("check", "clean"),
+        ("simulate", "PASS"),
+        ("review", "findings"),
+        ("synth", "timing_missed"),
+        ("write", "submitted"),
+        ("check", "clean"),
+        ("simulate", "PASS"),
+        ("review", "findings"),
+        ("synth", "synthesized"),
     ]
     # The Judge advises; the block passed on the simulator's verdict.
-    assert state.status == BlockStatus.PASSED
+    assert state.status == BlockStatus.PASSED and state.timing_returns == 1
     assert state.review == {"findings": [finding], "note": ""}
     assert state.synth is not None and state.synth["worst_setup_slack_ns"] < 0
     assert state.synth["pnr_advice"] == advice["advice"]
-    assert roles.count("judge") == 1 and roles.count("pnr_lead") == 1
+    rules_said = state.synth["pnr_recommendations"]
+    assert rules_said and any("slack" in r.lower() or "timing" in r.lower() for r in rules_said)
+    assert roles.count("judge") == 2 and roles.count("pnr_lead") == 2
+    rewrite = prompts_of(run, "counter", "rtl_engineer")[-1]
+    assert "misses its 0.3 ns clock" in rewrite and rules_said[0] in rewrite
+    assert advice["advice"] in rewrite
 
 
 def test_testbench_compile_error_is_shown_without_the_testbench(tmp_path: Path) -> None:

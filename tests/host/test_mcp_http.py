@@ -21,6 +21,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def wait_for(port: int, seconds: float = 60) -> None:
+    """Until something listens on the port (the server is up)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.2)
+
+
 async def test_pool_connects_over_http(tmp_path: Path) -> None:
     port = free_port()
     (tmp_path / "a.sv").write_text("module a(output logic y_o); assign y_o = 1'b1; endmodule\n")
@@ -43,13 +54,7 @@ async def test_pool_connects_over_http(tmp_path: Path) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-                break
-            except OSError:
-                time.sleep(0.2)
+        wait_for(port)
         config = McpConfig(
             mcpServers={"verilator": ServerEntry(url=f"http://127.0.0.1:{port}/mcp")}
         )
@@ -57,6 +62,35 @@ async def test_pool_connects_over_http(tmp_path: Path) -> None:
             assert pool.failed == {}
             result = await pool.call("verilator", "lint", {"sources": ["a.sv"], "top": "a"})
         assert result["status"] == "PASS"
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+async def test_modem_server_over_http(tmp_path: Path) -> None:
+    """`agent-host serve --transport streamable-http`: the modem loop's tools over HTTP."""
+    from .scenario import write_mcp_json
+
+    port = free_port()
+    mcp = write_mcp_json(tmp_path, ["iverilog"])
+    server = subprocess.Popen(
+        [sys.executable, "-m", "host.cli", "--runs-dir", str(tmp_path / "runs"), "serve"]
+        + ["--transport", "streamable-http", "--port", str(port), "--mcp-config", str(mcp)]
+        + ["--workspace", str(tmp_path)],
+        cwd=Path(__file__).resolve().parents[2],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(port)
+        config = McpConfig(mcpServers={"modem": ServerEntry(url=f"http://127.0.0.1:{port}/mcp")})
+        async with ServerPool(config) as pool:
+            assert pool.failed == {}
+            brief = await pool.call("modem", "block_brief", {"block": "descrambler"})
+            status = await pool.call("modem", "design_status", {})
+        assert brief["interface"].startswith("module descrambler")
+        assert brief["clauses"] == ["TS 36.211 6.3.1", "TS 36.211 7.2"]
+        assert status == {"result": f"no runs in {tmp_path / 'runs'}"}
     finally:
         server.terminate()
         server.wait(10)

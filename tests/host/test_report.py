@@ -129,6 +129,17 @@ def test_report_in_headless_chromium(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert parsed.images == ["attempts/counter_fix/iter01/mismatch.png"]
     assert all((run / link).exists() for link in parsed.links if link.startswith("attempts/"))
 
+    # The pictures: the DAG coloured by status, one Gantt bar per step split tool/model.
+    assert 'id="dag"' in dom.stdout and 'data-block="counter" data-status="PASSED"' in dom.stdout
+    assert dom.stdout.count('class="step"') == len(steps)
+    model_time = sum(float(r.detail.get("llm_s") or 0) for _, r in steps)
+    assert model_time > 0 and 'data-kind="simulate"' in dom.stdout
+    # The failing attempt's first mismatch inline, beside its waveform.
+    assert "simulate: first mismatch count_o" in dom.stdout
+    header, *block_costs = parsed.tables["cost-blocks"]
+    assert header[0] == "block" and header[-1] == "total"
+    assert sum(float(row[-1]) for row in block_costs) == pytest.approx(total, abs=1e-3)
+
     shot = tmp_path / "report.png"
     subprocess.run(
         [

@@ -1,0 +1,391 @@
+"""The modem design loop as a plain async API for any client: the blocks of a generated
+design (the receiver's registry), a block's brief, and a candidate judged on the block's
+hidden testbench with fresh vectors. Simulators, waveforms and synthesis are reached over MCP
+(the host's `ServerPool`) in a private workspace the client never sees."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import tempfile
+import uuid
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from .design import Block, LoadedDesign, Port, SimulatorName, load_design
+from .distill import digest, explain_first_mismatch
+from .feedback import compact_diagnostics, scrub
+from .mcp_client import McpConfig, ServerPool
+from .modem import new_seed, stage, testbench_arguments
+from .state import StateStore
+from .status import status_text
+
+SERVERS = ["iverilog", "verilator", "vcd", "openlane"]
+MAX_FILE_BYTES = 1_000_000
+MAX_FILES = 16
+RTL_SUFFIXES = (".sv", ".v", ".svh")
+
+Verdict = Literal[
+    "PASS", "SIM_FAIL", "COMPILE_FAIL", "TIMEOUT", "INVALID_INPUT", "TOOL_ERROR", "NOT_FOUND"
+]
+
+
+class BlockSummary(BaseModel):
+    name: str
+    depends_on: list[str]
+    clauses: list[str]
+    reference: str = Field(description="verified: the repository holds a verified reference")
+    run_status: str | None = Field(None, description="Its state in the latest run, if any")
+
+
+class BlockBrief(BaseModel):
+    """Everything a designer may see of a block; nothing of its verification assets."""
+
+    name: str
+    spec: str
+    interface: str = Field(description="The module header to implement")
+    ports: list[Port]
+    clauses: list[str]
+    depends_on: list[str]
+    package: str | None = Field(None, description="The shared package (visible), its path")
+    package_text: str = ""
+    judge_cases: list[str] = Field(description="Names of the hidden cases (contents hidden)")
+    simulators: list[str]
+    clock_period_ns: float | None
+    reference: str
+    run_status: str | None = None
+
+
+class Problem(BaseModel):
+    argument: str
+    message: str
+    hint: str = ""
+
+
+class VerifyResult(BaseModel):
+    """A hidden run's verdict: never the testbench, its vectors or the reference RTL; of the
+    expected values only the first mismatch's."""
+
+    block: str
+    status: Verdict
+    summary: str
+    seed: int | None = None
+    runs: list[dict[str, Any]] = Field(default_factory=list, description="case@simulator")
+    first_mismatch: dict[str, Any] | None = None
+    mismatch_count: int | None = None
+    samples: int | None = None
+    diagnostics: list[dict[str, Any]] = Field(default_factory=list)
+    explanation: dict[str, Any] | None = Field(
+        None, description="explain_mismatch digest of the candidate's own signals"
+    )
+    error: Problem | None = None
+
+
+class SynthesisResult(BaseModel):
+    block: str
+    status: str
+    summary: str
+    clock_period_ns: float | None = None
+    worst_setup_slack_ns: float | None = None
+    area_um2: float | None = None
+    cells: int | None = None
+    recommendations: list[str] = Field(default_factory=list)
+    error: Problem | None = None
+
+
+def clean(text: str, hidden: set[str], folder: str) -> str:
+    """Hidden paths out, the private folder's name off the candidate's paths."""
+    return scrub(text, hidden).replace(f"{folder}/", "")
+
+
+class ModemDesk:
+    def __init__(
+        self,
+        design_path: Path,
+        workspace: Path,
+        runs_dir: Path,
+        mcp: McpConfig,
+        in_process: dict[str, Any] | None = None,
+    ) -> None:
+        self.loaded: LoadedDesign = load_design(design_path)
+        self.design = self.loaded.design
+        self.workspace = workspace.resolve()
+        self.runs_dir = runs_dir
+        self.private = Path(tempfile.mkdtemp(prefix="modem-desk-"))
+        self.private.chmod(0o755)
+        self.pool = ServerPool(mcp, workspace=self.private, in_process=in_process, only=SERVERS)
+
+    async def __aenter__(self) -> ModemDesk:
+        # The tool servers come up in a task of their own (it owns their connections): the
+        # desk answers list_blocks and block_brief at once, a verdict waits for them.
+        self._ready = asyncio.Event()
+        self._stop = asyncio.Event()
+        self._holder = asyncio.create_task(self._hold_pool())
+        return self
+
+    async def _hold_pool(self) -> None:
+        try:
+            async with self.pool:
+                self._ready.set()
+                await self._stop.wait()
+        finally:
+            self._ready.set()
+
+    async def servers(self) -> ServerPool:
+        await self._ready.wait()
+        if self._holder.done() and self._holder.exception() is not None:
+            raise RuntimeError(f"the tool servers did not start: {self._holder.exception()}")
+        return self.pool
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._stop.set()
+        await asyncio.gather(self._holder, return_exceptions=True)
+        shutil.rmtree(self.private, ignore_errors=True)
+
+    # --- what a designer may read -----------------------------------------------------------
+    def latest_run(self) -> Path | None:
+        if not self.runs_dir.is_dir():
+            return None
+        runs = sorted(p for p in self.runs_dir.iterdir() if (p / "state.sqlite").exists())
+        return runs[-1] if runs else None
+
+    def run_states(self) -> dict[str, str]:
+        run = self.latest_run()
+        if run is None:
+            return {}
+        store = StateStore(run / "state.sqlite")
+        try:
+            return {n: str(s.status) for n, s in store.blocks().items()}
+        finally:
+            store.close()
+
+    def list_blocks(self) -> list[BlockSummary]:
+        states = self.run_states()
+        return [
+            BlockSummary(
+                name=b.name,
+                depends_on=b.depends_on,
+                clauses=b.refs_3gpp,
+                reference=b.status.value,
+                run_status=states.get(b.name),
+            )
+            for b in self.design.blocks
+        ]
+
+    def block(self, name: str) -> Block | None:
+        try:
+            return self.design.block(name)
+        except KeyError:
+            return None
+
+    def block_brief(self, name: str) -> BlockBrief | None:
+        block = self.block(name)
+        if block is None:
+            return None
+        package = self.design.package
+        return BlockBrief(
+            name=block.name,
+            spec=block.spec,
+            interface=block.interface,
+            ports=block.ports,
+            clauses=block.refs_3gpp,
+            depends_on=block.depends_on,
+            package=package,
+            package_text=(self.loaded.workspace / package).read_text() if package else "",
+            judge_cases=block.judge.cases if block.judge else [],
+            simulators=list(block.judge.simulators) if block.judge else [],
+            clock_period_ns=block.synth.clock_period_ns if block.synth else None,
+            reference=block.status.value,
+            run_status=self.run_states().get(block.name),
+        )
+
+    def design_status(self, run: str | None = None) -> str:
+        path = (self.runs_dir / run) if run else self.latest_run()
+        if path is None or not (path / "state.sqlite").exists():
+            return f"no runs in {self.runs_dir}"
+        return status_text(path)
+
+    # --- candidates -------------------------------------------------------------------------
+    def candidate_problem(self, rtl_files: list[str]) -> Problem | None:
+        if not rtl_files or len(rtl_files) > MAX_FILES:
+            return Problem(
+                argument="rtl_files",
+                message=f"give 1 to {MAX_FILES} design files, got {len(rtl_files)}",
+            )
+        for rel in rtl_files:
+            path = (self.workspace / rel).resolve()
+            if self.workspace not in path.parents:
+                return Problem(argument="rtl_files", message=f"{rel}: outside the workspace")
+            if not path.is_file():
+                return Problem(argument="rtl_files", message=f"{rel}: no such file")
+            if not rel.endswith(RTL_SUFFIXES):
+                return Problem(argument="rtl_files", message=f"{rel}: not a .sv/.v/.svh file")
+            if path.stat().st_size > MAX_FILE_BYTES:
+                return Problem(argument="rtl_files", message=f"{rel}: over {MAX_FILE_BYTES} bytes")
+        return None
+
+    def stage_candidate(
+        self, block: Block, rtl_files: list[str], seed: int
+    ) -> tuple[str, list[str], Any]:
+        """A private folder: the design's files except this block's reference, the hidden
+        assets with fresh vectors, and the candidate in place of the reference."""
+        folder = f"call-{uuid.uuid4().hex[:10]}"
+        staging = stage(
+            self.design, self.loaded.workspace, self.private / folder, [block.name], seed
+        )
+        target = self.private / folder / "candidate"
+        target.mkdir(parents=True)
+        target.chmod(0o755)
+        candidate = []
+        for rel in rtl_files:
+            dest = target / Path(rel).name
+            shutil.copyfile(self.workspace / rel, dest)
+            dest.chmod(0o644)
+            candidate.append(f"{folder}/candidate/{dest.name}")
+        sources: list[str] = []
+        for path in self.design.sources(block.name):
+            sources += candidate if path == block.rtl_file else [f"{folder}/{path}"]
+        return folder, sources, staging
+
+    async def verify_block(
+        self, name: str, rtl_files: list[str], simulator: SimulatorName | None = None
+    ) -> VerifyResult:
+        block = self.block(name)
+        if block is None or block.judge is None or block.vectors is None:
+            known = [b.name for b in self.design.blocks if b.judge is not None]
+            problem = Problem(
+                argument="block", message=f"no block '{name}'", hint=f"one of {known}"
+            )
+            return VerifyResult(
+                block=name, status="INVALID_INPUT", summary=problem.message, error=problem
+            )
+        problem = self.candidate_problem(rtl_files)
+        if problem is not None:
+            return VerifyResult(
+                block=name, status="INVALID_INPUT", summary=problem.message, error=problem
+            )
+        seed = new_seed()
+        folder, sources, staging = self.stage_candidate(block, rtl_files, seed)
+        hidden = {*staging.hidden, *(f"{folder}/{h}" for h in staging.hidden)}
+        try:
+            return await self.judge(block, sources, staging, seed, folder, hidden, simulator)
+        finally:
+            shutil.rmtree(self.private / folder, ignore_errors=True)
+
+    async def judge(
+        self,
+        block: Block,
+        sources: list[str],
+        staging: Any,
+        seed: int,
+        folder: str,
+        hidden: set[str],
+        simulator: SimulatorName | None,
+    ) -> VerifyResult:
+        runs = [r for r in staging.runs[block.name] if simulator in (None, r.simulator)]
+        if simulator is not None and not runs:
+            # A simulator the registry does not list for the block: its cases, on that one.
+            runs = [r.model_copy(update={"simulator": simulator}) for r in staging.runs[block.name]]
+            runs = list({r.case: r for r in runs}.values())
+        done: list[dict[str, Any]] = []
+        result: dict[str, Any] = {}
+        for run in runs:
+            args = testbench_arguments(block, run, seed, sources, prefix=f"{folder}/")
+            limit = float(args["timeout_s"]) + 600
+            result = await self.call(run.simulator, "run_testbench", args, limit)
+            if result.get("status") == "SIM_FAIL":
+                result = await self.call(
+                    run.simulator, "run_testbench", {**args, "waves": "vcd"}, limit
+                )
+            done.append({"run": f"{run.case}@{run.simulator}", "status": result.get("status")})
+            if result.get("status") != "PASS":
+                break
+        status = str(result.get("status", "TOOL_ERROR"))
+        verdict = VerifyResult(
+            block=block.name,
+            status=status if status in Verdict.__args__ else "TOOL_ERROR",  # type: ignore[attr-defined]
+            summary=clean(str(result.get("summary", "")), hidden, folder)[:500],
+            seed=seed,
+            runs=done,
+            mismatch_count=result.get("mismatch_count"),
+            samples=result.get("samples"),
+            # Mismatch lines carry expected values: only the first mismatch leaves.
+            diagnostics=[
+                d
+                for d in json.loads(
+                    clean(json.dumps(compact_diagnostics(result, hidden)), hidden, folder)
+                )
+                if d.get("category") != "SIM_MISMATCH"
+            ],
+        )
+        mismatch = result.get("first_mismatch")
+        if status == "SIM_FAIL" and isinstance(mismatch, dict):
+            verdict.first_mismatch = {
+                k: mismatch.get(k) for k in ("signal", "time", "cycle", "expected", "actual")
+            }
+            waves = (result.get("artifacts") or {}).get("waves")
+            if waves and (await self.servers()).has("vcd", "explain_mismatch"):
+
+                async def explain(args: dict[str, Any]) -> dict[str, Any]:
+                    return await self.call("vcd", "explain_mismatch", args, 300)
+
+                explained = await explain_first_mismatch(explain, waves, mismatch, sources)
+                text = clean(json.dumps(digest(explained)), hidden, folder)
+                verdict.explanation = json.loads(text)
+        return verdict
+
+    async def call(
+        self, server: str, tool: str, arguments: dict[str, Any], timeout_s: float
+    ) -> dict[str, Any]:
+        try:
+            pool = await self.servers()
+            return await pool.call(server, tool, arguments, timeout_s=timeout_s)
+        except Exception as exc:  # a transport or tool failure is a verdict of its own
+            return {"status": "TOOL_ERROR", "summary": f"{server}.{tool}: {exc}"[:500]}
+
+    async def synthesize_block(
+        self, name: str, rtl_files: list[str], clock_period_ns: float | None = None
+    ) -> SynthesisResult:
+        block = self.block(name)
+        problem = (
+            Problem(argument="block", message=f"no block '{name}'")
+            if block is None
+            else self.candidate_problem(rtl_files)
+        )
+        if block is None or problem is not None:
+            assert problem is not None
+            return SynthesisResult(
+                block=name, status="INVALID_INPUT", summary=problem.message, error=problem
+            )
+        clock = clock_period_ns or (block.synth.clock_period_ns if block.synth else 10.0)
+        folder, sources, _ = self.stage_candidate(block, rtl_files, new_seed())
+        try:
+            result = await self.call(
+                "openlane",
+                "synthesize",
+                {"sources": sources, "top": block.top, "clock_period_ns": clock},
+                1800,
+            )
+            slack = result.get("worst_setup_slack_ns")
+            recommendations: list[str] = []
+            if isinstance(slack, (int, float)) and slack < 0:
+                rules = await self.call("openlane", "advise", {"summary": result}, 120)
+                recommendations = [
+                    f"{r.get('rule')}: {r.get('message')}"
+                    for r in rules.get("recommendations") or []
+                ]
+            return SynthesisResult(
+                block=name,
+                status=str(result.get("status")),
+                summary=str(result.get("summary", ""))[:500].replace(f"{folder}/", ""),
+                clock_period_ns=clock,
+                worst_setup_slack_ns=slack,
+                area_um2=result.get("area_um2"),
+                cells=result.get("cells"),
+                recommendations=recommendations,
+            )
+        finally:
+            shutil.rmtree(self.private / folder, ignore_errors=True)

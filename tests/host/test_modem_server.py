@@ -1,0 +1,128 @@
+"""The modem design loop over MCP stdio from a plain client: `agent-host serve` lists the
+blocks, briefs one, judges candidates on the hidden testbench with fresh vectors and runs the
+host's agents as a job; its status is what `agent-host status` prints."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from hdl.registry import REPO
+
+from .modem_scenario import ALT_CRC, hidden_markers, reference, write_config, write_rules
+from .scenario import write_mcp_json
+
+pytestmark = pytest.mark.anyio
+MUTANT = ALT_CRC.read_text().replace("CRC24B_POLY : CRC24A_POLY", "CRC24B_POLY : 24'h864CFA")
+TOOLS = {
+    "list_blocks",
+    "block_brief",
+    "verify_block",
+    "synthesize_block",
+    "design_status",
+    "run_design",
+    "resume_run",
+    "answer_question",
+    "job_status",
+}
+
+
+async def call(client: Client, tool: str, arguments: dict[str, Any]) -> Any:
+    reply = await client.call_tool(tool, arguments, read_timeout_seconds=900)
+    assert not reply.is_error, reply.content
+    body = reply.structured_content
+    assert body is not None
+    return body.get("result", body) if set(body) == {"result"} else body
+
+
+@pytest.mark.slow
+async def test_a_plain_client_designs_crc_checker_over_stdio(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "cand").mkdir(parents=True)
+    (workspace / "cand" / "crc_bad.sv").write_text(MUTANT)
+    (workspace / "cand" / "crc_checker.sv").write_text(reference("crc_checker"))
+    mcp = write_mcp_json(tmp_path, ["iverilog", "verilator", "vcd"])
+    config = write_config(tmp_path, write_rules(["crc_checker"]))
+    runs = tmp_path / "runs"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "host.cli", "--runs-dir", str(runs), "serve", "--workspace", str(workspace)]
+        + ["--mcp-config", str(mcp)],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        cwd=str(REPO),
+    )
+    markers = hidden_markers(["crc_checker"])
+    async with Client(params) as client:
+        assert TOOLS <= {t.name for t in (await client.list_tools()).tools}
+        prompts = {p.name for p in (await client.list_prompts()).prompts}
+        assert {"design_block", "role_rtl_engineer", "role_reflection_debug"} <= prompts
+        templates = (await client.list_resource_templates()).resource_templates
+        assert any(t.uri_template == "modem://block/{block}" for t in templates)
+
+        blocks = await call(client, "list_blocks", {})
+        names = [b["name"] for b in blocks]
+        assert names[0] == "crc_checker" and names[-1] == "lte_baseband_top"
+        brief = await call(client, "block_brief", {"block": "crc_checker"})
+        assert brief["interface"].startswith("module crc_checker")
+        assert brief["clauses"] == ["TS 36.212 5.1.1"] and "CRC24A_POLY" in brief["package_text"]
+        resource = await client.read_resource("modem://block/crc_checker")
+        assert json.loads(resource.contents[0].text)["interface"] == brief["interface"]
+
+        bad = await call(
+            client,
+            "verify_block",
+            {"block": "crc_checker", "rtl_files": ["cand/crc_bad.sv"], "simulator": "iverilog"},
+        )
+        assert bad["status"] == "SIM_FAIL", bad
+        assert bad["first_mismatch"]["expected"] and bad["mismatch_count"] >= 1
+        assert bad["explanation"] and bad["explanation"]["cone"]
+        text = json.dumps(bad)
+        assert [m for m in markers if m in text] == [] and "$readmemh" not in text
+        assert "output_tail" not in text and "crc_checker/crc" not in text
+
+        good = await call(
+            client,
+            "verify_block",
+            {"block": "crc_checker", "rtl_files": ["cand/crc_checker.sv"], "simulator": "iverilog"},
+        )
+        assert good["status"] == "PASS", good
+        assert {r["run"] for r in good["runs"]} == {"crc24b_k40@iverilog", "crc24a_k4416@iverilog"}
+        assert good["seed"] != bad["seed"]
+
+        refused = await call(
+            client, "verify_block", {"block": "crc_checker", "rtl_files": ["../etc/passwd"]}
+        )
+        assert refused["status"] == "INVALID_INPUT" and refused["error"]["argument"] == "rtl_files"
+
+        job = await call(client, "run_design", {"blocks": ["crc_checker"], "config": str(config)})
+        with anyio.fail_after(900):
+            while job["state"] == "running":
+                await anyio.sleep(2)
+                job = await call(client, "job_status", {"job_id": job["job_id"]})
+        assert job["state"] == "done", job
+        status = await call(client, "design_status", {})
+    assert "crc_checker" in status and "PASSED" in status and "verified dependency" in status
+    printed = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "host.cli",
+            "--runs-dir",
+            str(runs),
+            "status",
+            Path(job["run"]).name,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=REPO,
+    ).stdout
+    assert printed.strip() == status.strip()
