@@ -7,7 +7,7 @@ import tomllib
 
 from host.mcp_client import KNOWN_SERVERS, default_mcp_config, load_mcp_config
 from host.roles.prompts import ROLE_TOOLS
-from suite.servers import SERVER_NAMES, SERVERS, render_mcp_json
+from suite.servers import MODEM, SERVER_NAMES, SERVERS, render_mcp_json
 from tests.conftest import REPO
 
 
@@ -21,6 +21,7 @@ def test_console_scripts_match_the_list() -> None:
     scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
     servers = {name: target for name, target in scripts.items() if name.startswith("mcp-")}
     assert servers == {s.script: s.entry_point for s in SERVERS}
+    assert scripts[MODEM.script] == MODEM.entry_point
 
 
 def test_extras_of_every_server_exist() -> None:
@@ -32,6 +33,8 @@ def test_extras_of_every_server_exist() -> None:
 
 def test_host_names_servers_as_mcp_json_does() -> None:
     configured = set(load_mcp_config(default_mcp_config()).mcpServers)
-    assert configured == set(KNOWN_SERVERS) == set(SERVER_NAMES)
+    # mcp.json also lists the modem server for clients; host runs never start it.
+    assert configured == {*SERVER_NAMES, MODEM.name}
+    assert set(KNOWN_SERVERS) == set(SERVER_NAMES)
     used = {tool.split(".", 1)[0] for tools in ROLE_TOOLS.values() for tool in tools}
     assert used <= configured, "a role names a server that mcp.json does not start"
