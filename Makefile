@@ -53,7 +53,7 @@ run: setup
 	$(PY) -m host.demo
 
 test: setup
-	$(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	$(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadfile --durations=30 $(PYTEST_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .
