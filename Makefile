@@ -9,7 +9,7 @@ PIP := $(VENV)/bin/pip
 DEPS := .deps
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_PACKAGES := iverilog opensta bubblewrap g++ make perl python3 python3-venv \
-	liblz4-dev zlib1g-dev python3-tk fonts-dejavu-core chromium git ghdl
+	liblz4-dev zlib1g-dev python3-tk fonts-dejavu-core chromium git ghdl iproute2
 # The stamp names the package list, so adding a package installs it on the next setup.
 APT_STAMP := $(DEPS)/apt-$(shell echo '$(APT_PACKAGES)' | md5sum | cut -c1-8).stamp
 OSU018_LIB := $(DEPS)/osu018/usr/share/qflow/tech/osu018/osu018_stdcells.lib
@@ -38,7 +38,7 @@ $(VENV)/installed.stamp: pyproject.toml $(APT_STAMP)
 	# The CPU build of torch first, so that no package pulls the CUDA one.
 	$(PIP) install -q "torch==2.13.0"
 	# llama.cpp is compiled here; a native (-march=native) build crashes on some CPUs.
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) install -q -e ".[ref,rag,synth,llm,local,oracles,dev]"
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) install -q -e ".[ref,rag,rag-onnx,synth,llm,local,oracles,ray,dev]"
 	touch $@
 
 # OpenLane 2 in its own venv: its pins (click<8.2 among them) stay out of the main one.

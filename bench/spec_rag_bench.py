@@ -1,13 +1,20 @@
 """Spec RAG benchmark: search latency on >= 50k chunks, ingestion speed, store size, memory.
 
-The 50k-chunk store is the generated corpus (servers/spec_rag/testdata.py) replicated into
+The 50k-chunk store is the generated corpus (tests/spec_rag/corpus.py) replicated into
 `--specs` specs with renumbered clauses; its vectors are RANDOM unit vectors (384-d), not
 model embeddings, so the store fills in minutes. Latency is measured side by side in one run:
 search with and without a spec filter (query vector supplied, so it excludes embedding), and
 the query embedding time of the local MiniLM model separately. Ingestion speed (pages/s) is
 the real pipeline on a generated PDF, without and with embedding.
 
+Retrieval quality: recall@1 and recall@5 of BM25, vectors and their fusion over the labelled
+questions (the PDF corpus plus the generated real-structure DOCX); more than half of them target
+letter-suffixed clauses, formulas and tables; `--embedders local,onnx` compares the offline
+MiniLM-L6 (torch) with paraphrase-MiniLM-L3 on ONNX Runtime. Embedding speed: the same chunks
+embedded in steps of 64 and of 512 (the embedder sorts each step by length).
+
     .venv/bin/python bench/spec_rag_bench.py [--chunks 50000] [--specs 20] [--queries 200]
+    .venv/bin/python bench/spec_rag_bench.py --only recall
 """
 
 from __future__ import annotations
@@ -28,9 +35,13 @@ import numpy as np
 from servers.core.workspace import Workspace
 from servers.spec_rag.api import SpecLibrary
 from servers.spec_rag.chunking import SpecContent, build
-from servers.spec_rag.embedders import LocalMiniLM
+from servers.spec_rag.embedders import Embedder, LocalMiniLM, make_embedder
+from servers.spec_rag.lexical_tokens import query_tokens
+from servers.spec_rag.memory import rss_mb
 from servers.spec_rag.pdf_reader import read_pdf
-from servers.spec_rag.testdata import QUESTIONS, SPEC_36211, SPEC_36212, write_pdf
+from tests.spec_rag.corpus import QUESTIONS, SPEC_36211, SPEC_36212, write_pdf
+from tests.spec_rag.docx_writer import QUESTIONS as STRUCTURE_QUESTIONS
+from tests.spec_rag.docx_writer import write_real_docx
 
 DIM = 384
 
@@ -105,10 +116,18 @@ def main() -> None:
     parser.add_argument("--specs", type=int, default=20)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--pages", type=int, default=200, help="filler pages for ingest speed")
+    parser.add_argument("--only", choices=("recall", "memory", "all"), default="all")
+    parser.add_argument("--filler", type=int, default=1500, help="clauses per large DOCX")
+    parser.add_argument("--embedders", default="local,onnx", help="compared for recall and speed")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="spec-rag-bench-"))
     try:
-        run(root, args)
+        if args.only in ("memory", "all"):
+            memory(root, args.filler)
+        if args.only in ("recall", "all"):
+            recall(root, args.embedders.split(","))
+        if args.only == "all":
+            run(root, args)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -226,6 +245,118 @@ def run(root: Path, args: argparse.Namespace) -> None:
     print(f"  spec filter / no filter p50 ratio: {ratio:.2f}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"  peak memory (max RSS of this process, model included): {peak:.0f} MB")
+
+
+# the PDF corpus's questions that target formulas and tables (the rest are prose)
+_STRUCTURE = {
+    "the polynomial of CRC-24A": "formula",
+    "generator polynomial gCRC24B for code block CRC": "formula",
+    "CRC16 generator polynomial": "formula",
+    "how many filler bits are inserted in segmentation": "formula",
+    "quadratic permutation polynomial interleaver f1 f2 mod K": "formula",
+    "transfer function of the 8-state constituent code of the turbo encoder": "formula",
+    "which coding scheme and rate is used for the BCH transport channel": "table",
+    "Table 5.1.3-3": "table",
+    "inter-column permutation pattern": "table",
+    "mapping of uplink transport channels to physical channels": "table",
+    "which physical channel carries the DL-SCH and the BCH": "table",
+    "QPSK constellation mapping table of bit pairs": "table",
+    "16QAM amplitudes": "table",
+    "TDD uplink-downlink configurations and switch point periodicity": "table",
+    "which modulation schemes are allowed for the PDSCH": "table",
+}
+
+
+def memory(root: Path, filler: int) -> None:
+    """RSS after ingesting three large generated DOCX specs and re-ingesting one (BM25 only,
+    so the figure is the store's and the reader's, not the embedding model's)."""
+    ws_root = root / "memory"
+    ws_root.mkdir()
+    library = SpecLibrary(Workspace.open(ws_root), embedder=None)
+    print(f"== memory: three generated DOCX specs of {filler} clauses each ==")
+    print(f"  RSS at start: {rss_mb():.0f} MB")
+    for n, spec in enumerate(("36.901", "36.902", "36.903")):
+        path = write_real_docx(ws_root / f"big{n}.docx", spec=spec, filler=filler)
+        t0 = time.perf_counter()
+        result = asyncio.run(library.ingest(path.name))
+        seconds = time.perf_counter() - t0
+        print(
+            f"  ingest {result.spec}: {result.status}, {result.clauses} clauses, {result.chunks} "
+            f"chunks in {seconds:.1f} s; RSS {rss_mb():.0f} MB"
+        )
+    for attempt in (1, 2):
+        write_real_docx(ws_root / "big0.docx", spec="36.901", filler=filler + attempt)
+        result = asyncio.run(library.ingest("big0.docx", replace=True))
+        print(f"  re-ingest {result.spec} ({result.status}) #{attempt}: RSS {rss_mb():.0f} MB")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  peak RSS {peak:.0f} MB")
+
+
+def recall(root: Path, embedder_names: list[str]) -> None:
+    ws_root = root / "recall"
+    ws_root.mkdir()
+    for spec in (SPEC_36212, SPEC_36211):
+        write_pdf(spec, ws_root / f"{spec.number}.pdf")
+    write_real_docx(ws_root / "36306.docx")
+    for name in embedder_names:
+        embedder = make_embedder(name)
+        assert embedder is not None
+        recall_with(ws_root, embedder)
+
+
+def recall_with(ws_root: Path, minilm: Embedder) -> None:
+    """Recall@1/@5 of the three retrievers over the labelled questions."""
+    minilm.embed(["warm up"])
+    library = SpecLibrary(
+        Workspace.open(ws_root), store_dir=ws_root / minilm.name.replace(":", "-"), embedder=minilm
+    )
+    t0 = time.perf_counter()
+    for name in ("36.212.pdf", "36.211.pdf", "36306.docx"):
+        result = asyncio.run(library.ingest(name))
+        assert result.status == "ingested", result
+    print(f"== {minilm.name}: corpus ingested in {time.perf_counter() - t0:.1f} s ==")
+    questions = [(q, s, c, _STRUCTURE.get(q, "prose")) for q, s, c in QUESTIONS]
+    questions = questions + STRUCTURE_QUESTIONS
+    structured = [q for q in questions if q[3] != "prose"]
+    vectors = minilm.embed([q for q, _, _, _ in questions])
+    specs = [d.spec for d in library.catalog.docs()]
+    rankers = {
+        "bm25": lambda q, v: [i for i, _ in library.lexical.search(query_tokens(q), 10)],
+        "vector": lambda q, v: [i for i, _ in library.vectors.query(v, specs, 10)],
+        "fusion": lambda q, v: [
+            h.chunk_id for h in library.search_sync(q, 10, query_vector=v).hits
+        ],
+    }
+    print(
+        f"== recall over {len(questions)} labelled questions "
+        f"({len(structured)} on letter clauses, formulas and tables) =="
+    )
+    for name, rank in rankers.items():
+        hits: dict[str, list[int | None]] = {"all": [], "structures": []}
+        for (q, spec, clause, kind), v in zip(questions, vectors, strict=True):
+            ids = rank(q, v)
+            rows = library.catalog.chunks(ids)
+            labels = [(rows[i].spec, rows[i].clause) for i in ids if i in rows]
+            pos = next((n for n, lab in enumerate(labels, 1) if lab == (spec, clause)), None)
+            hits["all"].append(pos)
+            if kind != "prose":
+                hits["structures"].append(pos)
+        line = []
+        for part, found in hits.items():
+            r1 = sum(1 for p in found if p is not None and p <= 1) / len(found)
+            r5 = sum(1 for p in found if p is not None and p <= 5) / len(found)
+            line.append(f"{part}: recall@1 {r1:.2f} recall@5 {r5:.2f}")
+        print(f"  {name:<7} " + "   ".join(line))
+    texts = [f"{r[1]}\n{r[2]}" for spec in specs for r in library.catalog.chunk_texts(spec)]
+    for step in (64, 512):
+        t0 = time.perf_counter()
+        for start in range(0, len(texts), step):
+            minilm.embed(texts[start : start + step])
+        seconds = time.perf_counter() - t0
+        print(
+            f"  embedding {len(texts)} chunks in steps of {step}: "
+            f"{len(texts) / seconds:.1f} chunks/s"
+        )
 
 
 class _Named:

@@ -1,13 +1,19 @@
 """``python -m hdl.run BLOCK [--simulator iverilog|verilator] [--seed N] [--lint]``: generate
 the block's refmodels vectors, run its testbench on every case through the suite's simulator
-API and print one verdict line per case (exit status 1 when any case fails)."""
+API and print one verdict line per case (exit status 1 when any case fails).
+
+``python -m hdl.run --all [--blocks B[:CASE,..] ..] [--simulators ..] [--seeds N] [--ray]``:
+the regression campaign, every block x case x simulator x seed as a task on an executor."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
 import sys
+from pathlib import Path
 
+from campaigns.cli import add_executor_options, executor_from_args
+from hdl.campaign import SIMULATORS, run_regression, select
 from hdl.registry import load_registry
 from hdl.sim import VectorSet, repo_workspace, run_case, simulator
 
@@ -39,11 +45,32 @@ async def run_block(name: str, sim_name: str, seed: int, lint: bool) -> int:
 
 def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m hdl.run")
-    ap.add_argument("block")
+    ap.add_argument("block", nargs="?")
     ap.add_argument("--simulator", default="verilator", choices=["iverilog", "verilator"])
     ap.add_argument("--seed", type=int, default=0, help="refmodels vector seed")
     ap.add_argument("--lint", action="store_true", help="also lint with verilator -Wall")
+    campaign = ap.add_argument_group("regression campaign (--all)")
+    campaign.add_argument("--all", action="store_true", help="every block x case x simulator")
+    campaign.add_argument("--blocks", nargs="+", help="BLOCK or BLOCK:CASE,CASE (default: all)")
+    campaign.add_argument("--simulators", nargs="+", choices=SIMULATORS, default=SIMULATORS)
+    campaign.add_argument("--seeds", type=int, default=1, help="seeds 0..N-1 per case")
+    campaign.add_argument("--out", type=Path, help="write summary.json/.txt and run.json here")
+    add_executor_options(ap)
     args = ap.parse_args()
+    if args.all or args.blocks:
+        try:
+            summary = run_regression(
+                select(args.blocks),
+                list(args.simulators),
+                args.seeds,
+                executor_from_args(args),
+                args.out,
+            )
+        except ValueError as exc:
+            ap.error(str(exc))
+        sys.exit(1 if summary.failed else 0)
+    if args.block is None:
+        ap.error("give a BLOCK, or --all for the regression campaign")
     sys.exit(asyncio.run(run_block(args.block, args.simulator, args.seed, args.lint)))
 
 

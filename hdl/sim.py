@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -54,18 +54,25 @@ class VectorSet:
         self.hidden.mkdir(mode=0o700, parents=True)
 
     def generate(
-        self, block: Block, seed: int = 0, params: dict[str, object] | None = None
+        self,
+        block: Block,
+        seed: int = 0,
+        params: dict[str, object] | None = None,
+        only: Collection[str] | None = None,
     ) -> list[VectorCase]:
-        """Write ``block``'s default cases (or one custom case) and describe each."""
+        """Write ``block``'s default cases (those named in ``only``, when given; or one custom
+        case) and describe each."""
         from refmodels.vectors import generate
 
         out = self.root / block.name
         if params is not None:
             # Every custom case gets its own directory: they are all named "custom".
             out = out / f"custom-{uuid.uuid4().hex[:8]}"
-        sidecars = generate(block.name, out, seed=seed, params=params)
+        sidecars = generate(block.name, out, seed=seed, params=params, only=only)
         if params is None:
             for name, extra in block.vectors.extra_cases.items():
+                if only is not None and name not in only:
+                    continue
                 for path in generate(block.name, out / "extra", seed=seed, params=dict(extra)):
                     renamed = out / name
                     path.parent.rename(renamed)

@@ -10,6 +10,8 @@ import os
 import sys
 from pathlib import Path
 
+from campaigns.cli import add_executor_options
+
 from .llm.types import ProviderError, StructuredOutputError
 from .runs import create_run, execute_run, resolve_run
 from .state import StateStore
@@ -155,11 +157,17 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from campaigns.cli import executor_from_args
+
     from .bench import run_suite
 
     summary = asyncio.run(
         run_suite(
-            Path(args.suite), runs_dir(args), config_path=args.config, mcp_path=args.mcp_config
+            Path(args.suite),
+            runs_dir(args),
+            config_path=args.config,
+            mcp_path=args.mcp_config,
+            executor=executor_from_args(args),
         )
     )
     print(json.dumps(summary, indent=1))
@@ -224,6 +232,7 @@ def parser() -> argparse.ArgumentParser:
     bench.add_argument("suite")
     bench.add_argument("--config")
     bench.add_argument("--mcp-config")
+    add_executor_options(bench)
     bench.set_defaults(func=cmd_bench)
     return main
 

@@ -1,15 +1,72 @@
-"""``python -m refmodels ber``: BER/FER vs Eb/N0 of the turbo decoder, as CSV and PNG."""
+"""``python -m refmodels ber``: BER/FER vs Eb/N0 of the turbo decoder, as CSV and PNG.
+
+The sweep is a campaign: each task is one chunk of code blocks at one Eb/N0 with its own seed,
+so any executor (in-process, a process pool, Ray) gives the same counts. A point stops at the
+first chunk, in chunk order, where it reaches its block-error target; chunks run ahead of that
+in parallel are discarded, never counted."""
 
 from __future__ import annotations
 
 import csv
+import math
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from tqdm import tqdm
-
+from campaigns.executors import Executor, SerialExecutor
+from campaigns.runner import CampaignRun
+from campaigns.summary import Summary, table
+from campaigns.task import Outcome, Task, TaskResult
+from campaigns.tools import PYTHON_PROBES
 from refmodels.ber import BerPoint, simulate_point
 
 BATCH = 32
+SEED_STRIDE = 100003  # chunk j of run seed s is simulated with seed s * SEED_STRIDE + j
+
+
+def chunk_task(
+    k: int, ebn0_db: float, chunk: int, blocks: int, iters: int, fixed: bool, seed: int
+) -> Outcome:
+    """``blocks`` code blocks at one Eb/N0, seeded by the run seed and the chunk index."""
+    pt = simulate_point(k, ebn0_db, blocks, iters, fixed, seed=seed * SEED_STRIDE + chunk)
+    return Outcome(
+        ok=True,
+        data={
+            "ebn0_db": ebn0_db,
+            "chunk": chunk,
+            "blocks": blocks,
+            "bit_errors": pt.bit_errors,
+            "block_errors": pt.block_errors,
+            "bits": pt.bits,
+            "iterations": round(pt.mean_iterations * blocks),
+        },
+    )
+
+
+@dataclass
+class _Point:
+    """One Eb/N0 point's counted chunks, in chunk order."""
+
+    ebn0_db: float
+    next_chunk: int = 0
+    done: bool = False
+    counted: list[TaskResult] = field(default_factory=list)
+
+    def blocks(self) -> int:
+        return sum(r.data["blocks"] for r in self.counted)
+
+    def block_errors(self) -> int:
+        return sum(r.data["block_errors"] for r in self.counted)
+
+    def point(self) -> BerPoint:
+        n = self.blocks()
+        return BerPoint(
+            ebn0_db=self.ebn0_db,
+            blocks=n,
+            bit_errors=sum(r.data["bit_errors"] for r in self.counted),
+            block_errors=self.block_errors(),
+            bits=sum(r.data["bits"] for r in self.counted),
+            mean_iterations=sum(r.data["iterations"] for r in self.counted) / max(n, 1),
+        )
 
 
 def run_ber(
@@ -21,59 +78,97 @@ def run_ber(
     fixed: bool,
     seed: int,
     out: Path,
+    executor: Executor | None = None,
+    chunk_blocks: int = BATCH,
 ) -> list[BerPoint]:
-    """Simulate each Eb/N0 point in batches until ``blocks`` or ``max_errors`` block errors (TS
-    36.212 5.1.3.2 turbo code)."""
-    out.mkdir(parents=True, exist_ok=True)
-    points = []
-    total = len(ebn0) * blocks
-    with tqdm(total=total, unit="blk", desc=f"K={k} {'fixed' if fixed else 'float'}") as bar:
-        for e in ebn0:
-            acc = BerPoint(
-                ebn0_db=e, blocks=0, bit_errors=0, block_errors=0, bits=0, mean_iterations=0.0
-            )
-            it_sum = 0.0
-            batch_idx = 0
-            while acc.blocks < blocks and acc.block_errors < max_errors:
-                nb = min(BATCH, blocks - acc.blocks)
-                pt = simulate_point(k, e, nb, iters, fixed, seed=seed * 100003 + batch_idx)
-                batch_idx += 1
-                it_sum += pt.mean_iterations * nb
-                acc = BerPoint(
-                    ebn0_db=e,
-                    blocks=acc.blocks + nb,
-                    bit_errors=acc.bit_errors + pt.bit_errors,
-                    block_errors=acc.block_errors + pt.block_errors,
-                    bits=acc.bits + pt.bits,
-                    mean_iterations=0.0,
+    """Simulate each Eb/N0 point in chunks of ``chunk_blocks`` until ``blocks`` or
+    ``max_errors`` block errors (TS 36.212 5.1.3.2 turbo code); write CSV, PNG and the
+    campaign summary under ``out``."""
+    if chunk_blocks < 1 or blocks < 1:
+        raise ValueError(f"INVALID_INPUT: --chunk and --blocks must be at least 1 ({chunk_blocks})")
+    executor = executor or SerialExecutor()
+    mode = "fixed" if fixed else "float"
+    n_chunks = math.ceil(blocks / chunk_blocks)
+    points = [_Point(e) for e in ebn0]
+    run = CampaignRun(f"ber-K{k}-{mode}", executor, PYTHON_PROBES)
+    try:
+        while open_points := [p for p in points if not p.done]:
+            # One wave: enough chunks to keep every worker busy, spread over the open points.
+            per_point = max(1, math.ceil(executor.parallelism / len(open_points)))
+            wave: list[tuple[_Point, Task]] = []
+            for p in open_points:
+                for j in range(p.next_chunk, min(p.next_chunk + per_point, n_chunks)):
+                    nb = min(chunk_blocks, blocks - j * chunk_blocks)
+                    args = {"k": k, "ebn0_db": p.ebn0_db, "chunk": j, "blocks": nb}
+                    args |= {"iters": iters, "fixed": fixed, "seed": seed}
+                    task_id = f"ber/K{k}/{mode}/ebn0{p.ebn0_db:+.3f}/chunk{j:05d}"
+                    wave.append((p, Task(id=task_id, fn="refmodels.ber_cli:chunk_task", args=args)))
+                p.next_chunk = min(p.next_chunk + per_point, n_chunks)
+            results = run.run([t for _, t in wave])
+            for (p, _), result in zip(wave, results, strict=True):
+                # The serial rule: take the next chunk while under both limits.
+                if not p.done and p.blocks() < blocks and p.block_errors() < max_errors:
+                    p.counted.append(result)
+            for p in open_points:
+                p.done = (
+                    p.blocks() >= blocks
+                    or p.block_errors() >= max_errors
+                    or p.next_chunk >= n_chunks
                 )
-                bar.update(nb)
-            bar.update(blocks - acc.blocks)
-            acc.mean_iterations = it_sum / max(acc.blocks, 1)
-            points.append(acc)
-            bar.set_postfix(ebn0=e, ber=f"{acc.ber:.2e}", fer=f"{acc.fer:.2e}")
-    stem = f"ber_K{k}_{'fixed' if fixed else 'float'}_{iters}it"
+    finally:
+        executor.close()
+    curve = [p.point() for p in points]
+    parameters = {
+        "K": k,
+        "ebn0_db": list(ebn0),
+        "iters": iters,
+        "blocks": blocks,
+        "max_errors": max_errors,
+        "fixed": fixed,
+        "seed": seed,
+        "chunk_blocks": chunk_blocks,
+    }
+    summary = run.summary(parameters, [r for p in points for r in p.counted])
+    summary.totals = {"points": [pt.model_dump() for pt in curve]}
+    out.mkdir(parents=True, exist_ok=True)
+    run.finish(summary, curve_table(summary), out / "campaign")
+    stem = f"ber_K{k}_{mode}_{iters}it"
     with (out / f"{stem}.csv").open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["ebn0_db", "blocks", "bit_errors", "bits", "ber", "block_errors", "fer"])
-        for p in points:
+        for pt in curve:
             w.writerow(
                 [
-                    p.ebn0_db,
-                    p.blocks,
-                    p.bit_errors,
-                    p.bits,
-                    f"{p.ber:.6e}",
-                    p.block_errors,
-                    f"{p.fer:.6e}",
+                    pt.ebn0_db,
+                    pt.blocks,
+                    pt.bit_errors,
+                    pt.bits,
+                    f"{pt.ber:.6e}",
+                    pt.block_errors,
+                    f"{pt.fer:.6e}",
                 ]
             )
     _plot(
-        points,
+        curve,
         out / f"{stem}.png",
         f"LTE turbo K={k}, {iters} it, max-log-MAP x0.75{' (fixed)' if fixed else ''}",
     )
-    return points
+    return curve
+
+
+def curve_table(summary: Summary) -> str:
+    rows = [
+        [
+            f"{p['ebn0_db']:.3f}",
+            str(p["blocks"]),
+            str(p["bit_errors"]),
+            f"{p['bit_errors'] / max(p['bits'], 1):.3e}",
+            str(p["block_errors"]),
+            f"{p['block_errors'] / max(p['blocks'], 1):.3e}",
+        ]
+        for p in summary.totals["points"]
+    ]
+    return table(rows, ["Eb/N0 dB", "blocks", "bit errors", "BER", "block errors", "FER"])
 
 
 def _plot(points: list[BerPoint], path: Path, title: str) -> None:

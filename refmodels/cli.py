@@ -64,6 +64,7 @@ def _frange(spec: str) -> list[float]:
 
 def _cmd_ber(args: argparse.Namespace) -> int:
     """Cmd ber (TS 36.212 5.1.3.2)."""
+    from campaigns.cli import executor_from_args
     from refmodels.ber_cli import run_ber
 
     run_ber(
@@ -75,12 +76,15 @@ def _cmd_ber(args: argparse.Namespace) -> int:
         fixed=args.fixed,
         seed=args.seed,
         out=Path(args.out),
+        executor=executor_from_args(args),
+        chunk_blocks=args.chunk,
     )
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The argparse tree of all sub-commands (tooling, no 3GPP clause)."""
+    from campaigns.cli import add_executor_options
     from refmodels.vectors import BLOCKS
 
     ap = argparse.ArgumentParser(
@@ -121,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--fixed", action="store_true")
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--out", default="ber_out")
+    b.add_argument("--chunk", type=int, default=32, help="code blocks per task")
+    add_executor_options(b)
     b.set_defaults(func=_cmd_ber)
     return ap
 

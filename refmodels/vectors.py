@@ -8,7 +8,7 @@ it handles; ``--params k=v`` replaces the defaults with one custom case.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -864,15 +864,21 @@ def parse_params(items: list[str]) -> dict[str, object]:
 
 
 def generate(
-    block: str, out: Path, seed: int = 0, params: dict[str, object] | None = None
+    block: str,
+    out: Path,
+    seed: int = 0,
+    params: dict[str, object] | None = None,
+    only: Collection[str] | None = None,
 ) -> list[Path]:
-    """Write the cases of ``block`` under ``out/<case>/``; returns the JSON sidecar paths (tooling,
-    no 3GPP clause)."""
+    """Write the cases of ``block`` (those named in ``only``, when given) under ``out/<case>/``;
+    returns the JSON sidecar paths (tooling, no 3GPP clause)."""
     if block not in GENERATORS:
         raise ValueError(f"unknown block {block!r}; choose from {', '.join(BLOCKS)}")
     cases = {"custom": dict(params)} if params else DEFAULT_CASES[block]
     written = []
     for idx, (name, case_params) in enumerate(cases.items()):
+        if only is not None and name not in only:
+            continue  # a case's random stream depends on its index, so skip, never renumber
         rng = np.random.default_rng([seed, idx])
         p = dict(case_params)
         files, refs = GENERATORS[block](p, rng)

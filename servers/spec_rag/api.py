@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import re
+import os
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -21,13 +21,15 @@ from servers.core.progress import Progress, no_progress
 from servers.core.workspace import InvalidInput, Workspace
 
 from . import chunking
-from .catalog import Catalog, ClauseRow, DocRow
+from .catalog import Catalog, ClauseRow, DocRow, TableRow
 from .document import ParsedDoc
-from .docx_reader import UnreadableDocx, read_docx
+from .docx_reader import UnreadableDocx, read_docx_handle
+from .docx_tables import CELL_SEPARATOR
 from .embedders import Embedder, EmbedderUnavailable, make_embedder
 from .ids import clause_id, clause_sort_key, display_spec, spec_key, table_id
 from .lexical_index import LexicalIndex
 from .lexical_tokens import query_tokens
+from .memory import release_memory
 from .models import (
     Citation,
     ErrorInfo,
@@ -44,6 +46,9 @@ from .models import (
     TableResult,
 )
 from .pdf_reader import UnreadablePdf, read_pdf
+from .references import ListEntry, Mention, find_references, reference_list
+
+__all__ = ["SpecLibrary", "find_references"]
 
 MAX_QUERY_CHARS = 4000
 MAX_TOP_K = 50
@@ -52,6 +57,7 @@ PAGE_CHARS = 12000
 REFERENCE_TEXT_CHARS = 2000
 CONTENT_TYPES = ("prose", "table", "equation")
 MAX_FILE_BYTES = 500 * 1024 * 1024
+EMBED_STEP = 64
 
 
 class Cancelled(Exception):
@@ -85,9 +91,16 @@ class SpecLibrary:
     # ---- ingest ------------------------------------------------------------------------
 
     async def ingest(
-        self, path: str, spec: str | None = None, progress: Progress = no_progress
+        self,
+        path: str,
+        spec: str | None = None,
+        progress: Progress = no_progress,
+        replace: bool = False,
     ) -> IngestResult:
-        """Read a PDF / DOCX / zip-with-DOCX spec into the store (a job with progress)."""
+        """Read a PDF / DOCX / zip-with-DOCX spec into the store (a job with progress).
+
+        A spec already in the store is replaced only when the caller says `replace=True`.
+        """
         loop = asyncio.get_running_loop()
         cancel = threading.Event()
         last = {"f": -1.0}
@@ -100,29 +113,59 @@ class SpecLibrary:
                 asyncio.run_coroutine_threadsafe(progress(fraction, message), loop)
 
         try:
-            return await asyncio.to_thread(self._ingest, path, spec, report)
+            return await asyncio.to_thread(self._ingest_released, path, spec, report, replace)
         except asyncio.CancelledError:
             cancel.set()
             raise
 
+    def _ingest_released(
+        self,
+        path: str,
+        spec_override: str | None,
+        report: Callable[[float, str], None],
+        replace: bool,
+    ) -> IngestResult:
+        try:
+            return self._ingest(path, spec_override, report, replace)
+        finally:
+            release_memory()  # the parsed document is garbage now: hand its pages back
+
     def _ingest(
-        self, path: str, spec_override: str | None, report: Callable[[float, str], None]
+        self,
+        path: str,
+        spec_override: str | None,
+        report: Callable[[float, str], None],
+        replace: bool = False,
     ) -> IngestResult:
         started = time.perf_counter()
         try:
+            if not isinstance(replace, bool):
+                raise InvalidInput("replace: must be true or false", argument="replace")
             file = self.workspace.resolve(path, argument="path")
             override = spec_key(spec_override, argument="spec") if spec_override else None
+            handle = open_inside(self.workspace, file)
         except InvalidInput as exc:
             return IngestResult(status="invalid_input", source=str(path), error=ErrorInfo.of(exc))
+        with handle:
+            return self._ingest_open(handle, file, override, report, replace, started)
+
+    def _ingest_open(
+        self,
+        handle: BinaryIO,
+        file: Path,
+        override: str | None,
+        report: Callable[[float, str], None],
+        replace: bool,
+        started: float,
+    ) -> IngestResult:
         source = self.workspace.relative(file)
-        size = file.stat().st_size
+        size = os.fstat(handle.fileno()).st_size
         if size == 0:
             return _bad_ingest(source, "the file is empty", "Check the download; nothing to read.")
         if size > MAX_FILE_BYTES:
             return _bad_ingest(source, f"the file is larger than {MAX_FILE_BYTES} bytes", None)
-        with file.open("rb") as handle:
-            magic = handle.read(5)
-        digest = _sha256(file)
+        magic = handle.read(5)
+        digest = _sha256(handle)
         with self._write_lock:
             existing = self.catalog.doc_by_source(source)
             if (
@@ -140,12 +183,14 @@ class SpecLibrary:
                     tables=existing.tables,
                     chunks=existing.chunks,
                     vectors=existing.embedder is not None,
+                    formulas_extracted=existing.formulas_extracted,
+                    formulas_marked=existing.formulas_marked,
                     seconds=round(time.perf_counter() - started, 3),
                     note="same content as already ingested: nothing to do",
                 )
             report(0.0, f"reading {source}")
             try:
-                doc = self._read(file, magic, report)
+                doc = self._read(handle, file, magic, report)
             except (UnreadablePdf, UnreadableDocx) as exc:
                 return IngestResult(
                     status="unreadable",
@@ -171,7 +216,12 @@ class SpecLibrary:
                         "anyway.",
                     ),
                 )
+            stored = self.catalog.doc(doc.spec)
+            clash = [d for d in (stored, existing) if d is not None]
+            if clash and not replace:
+                return _exists(source, doc, clash[0], started)
             content = chunking.build(doc)
+            doc.blocks = []  # the content holds what is kept; the blocks can go
             if not content.clauses:
                 return IngestResult(
                     status="not_a_spec",
@@ -185,7 +235,7 @@ class SpecLibrary:
                 )
             report(0.6, f"{len(content.chunks)} chunks from {len(content.clauses)} clauses")
             vectors, note = self._embed(content, report)
-            replaced = self.catalog.doc(doc.spec) is not None or existing is not None
+            replaced = bool(clash)
             if existing is not None and existing.spec != doc.spec:
                 self._remove(existing.spec)  # the file now holds another spec
             ids = self.catalog.replace(
@@ -212,17 +262,22 @@ class SpecLibrary:
             tables=len(content.tables),
             chunks=len(content.chunks),
             vectors=vectors is not None,
+            formulas_extracted=doc.formulas_extracted,
+            formulas_marked=doc.formulas_marked,
             seconds=round(time.perf_counter() - started, 3),
             note=note,
         )
 
-    def _read(self, file: Path, magic: bytes, report: Callable[[float, str], None]) -> ParsedDoc:
+    def _read(
+        self, handle: BinaryIO, file: Path, magic: bytes, report: Callable[[float, str], None]
+    ) -> ParsedDoc:
         if magic.startswith(b"%PDF"):
             return read_pdf(
                 file, lambda done, total: report(0.6 * done / total, f"page {done}/{total}")
             )
         if magic.startswith(b"PK"):
-            return read_docx(file)
+            handle.seek(0)
+            return read_docx_handle(handle)
         raise InvalidInput(
             "path: not a PDF or DOCX file (nor a zip holding a .docx)",
             argument="path",
@@ -240,7 +295,8 @@ class SpecLibrary:
             return None, "no embedder configured: stored for BM25 search only"
         texts = [f"{c.path}\n{c.text}" for c in content.chunks]
         parts: list[np.ndarray] = []
-        step = 64
+        # steps of 512 measured no faster than 64 (bench/), and 64 keeps progress and cancel
+        step = EMBED_STEP
         try:
             for start in range(0, len(texts), step):
                 parts.append(self.embedder.embed(texts[start : start + step]))
@@ -290,6 +346,8 @@ class SpecLibrary:
                 chunks=d.chunks,
                 embedder=d.embedder,
                 ingested_at=d.ingested_at,
+                formulas_extracted=d.formulas_extracted,
+                formulas_marked=d.formulas_marked,
             )
             for d in docs
         ]
@@ -470,6 +528,12 @@ class SpecLibrary:
             )
         tree = self.catalog.subtree(key, number)
         if not tree:
+            # "4.1a" asked as "4.1A": one stored clause that differs only in case answers it
+            same = [c for c in self.catalog.clause_ids(key) if c.lower() == number.lower()]
+            if len(same) == 1:
+                number = same[0]
+                tree = self.catalog.subtree(key, number)
+        if not tree:
             return SectionResult(
                 status="not_found",
                 spec=display_spec(key, doc.kind),
@@ -523,10 +587,21 @@ class SpecLibrary:
                 return sorted(near, key=clause_sort_key)[:10]
         return []
 
-    async def extract_table(self, spec: str, table: str) -> TableResult:
+    async def extract_table(
+        self,
+        spec: str,
+        table: str,
+        layout: str = "logical",
+        cell_format: str = "joined",
+    ) -> TableResult:
+        """The logical table (or, with layout='original', the rows as laid out)."""
         try:
             key = spec_key(spec)
             tid = table_id(table)
+            if layout not in ("logical", "original"):
+                raise InvalidInput("layout: 'logical' or 'original'", argument="layout")
+            if cell_format not in ("joined", "paragraphs"):
+                raise InvalidInput("cell_format: 'joined' or 'paragraphs'", argument="cell_format")
         except InvalidInput as exc:
             return TableResult(
                 status="invalid_input", spec=str(spec), table_id=str(table), error=ErrorInfo.of(exc)
@@ -550,24 +625,38 @@ class SpecLibrary:
                     argument="table_id",
                 ),
             )
-        caption, clause, page, header, rows = found
-        clause_row = self.catalog.clause(key, clause)
-        title = clause_row.title if clause_row else ""
+        header, header_rows, rows = found.header, [found.header], found.rows
+        if found.layout is not None:
+            header_rows = found.layout["header"]
+            if layout == "original" and found.layout.get("rows"):
+                rows = found.layout["rows"]
+                header = header_rows[-1] if header_rows else header
+        cells = None
+        if cell_format == "paragraphs":
+            cells = [[c.split(CELL_SEPARATOR) if c else [] for c in r] for r in rows]
         return TableResult(
             status="found",
             spec=display_spec(key, doc.kind),
             table_id=tid,
-            caption=caption,
-            citation=Citation(
-                spec=display_spec(key, doc.kind),
-                version=doc.version,
-                clause=clause,
-                title=title,
-                page=page,
-            ),
+            caption=found.caption,
+            citation=self._table_citation(doc, found),
+            layout=layout,  # type: ignore[arg-type]
             header=header,
+            header_rows=header_rows,
             rows=rows,
+            cells=cells,
+            notes=found.notes,
             row_count=len(rows),
+        )
+
+    def _table_citation(self, doc: DocRow, table: TableRow) -> Citation:
+        owner = self.catalog.clause(doc.spec, table.clause)
+        return Citation(
+            spec=display_spec(doc.spec, doc.kind),
+            version=doc.version,
+            clause=table.clause,
+            title=owner.title if owner else "",
+            page=table.page,
         )
 
     async def resolve_references(self, spec: str, clause: str) -> ReferencesResult:
@@ -592,25 +681,19 @@ class SpecLibrary:
                     argument="clause",
                 ),
             )
+        listing = self.catalog.clause(key, "2")
+        entries = reference_list(listing.body) if listing is not None else {}
         references: list[Reference] = []
-        seen: set[tuple[str, str, str]] = set()
-        for kind, target, mention, other in find_references(row.body):
-            target_key = key
-            if other:
-                try:
-                    target_key = spec_key(other)
-                except InvalidInput:
-                    # "clause 5.3 of [2]": a numbered reference this server cannot follow
-                    references.append(
-                        Reference(kind=kind, target=target, mention=mention, found=False)  # type: ignore[arg-type]
-                    )
-                    continue
-            if (kind, target, target_key) in seen or (
-                kind == "clause" and target == number and target_key == key
-            ):
+        seen: set[tuple[str, str, str | None]] = set()
+        for mention in find_references(row.body):
+            reference = self._follow(doc, number, mention, entries)
+            if reference is None:
                 continue
-            seen.add((kind, target, target_key))
-            references.append(self._reference(kind, target, mention, target_key))
+            marker = (reference.kind, reference.target, reference.spec)
+            if marker in seen:
+                continue
+            seen.add(marker)
+            references.append(reference)
         return ReferencesResult(
             status="found",
             spec=display_spec(key, doc.kind),
@@ -619,58 +702,104 @@ class SpecLibrary:
             references=references,
         )
 
+    def _follow(
+        self, doc: DocRow, number: str, mention: Mention, entries: dict[str, ListEntry]
+    ) -> Reference | None:
+        """One mention, resolved in the spec it points into; never in the citing one instead."""
+        here = display_spec(doc.spec, doc.kind)
+        entry = entries.get(mention.label) if mention.label else None
+        written = mention.spec or (entry.spec if entry else None)
+        kind = mention.kind
+        if mention.label and entry is None and mention.spec is None:
+            return Reference(
+                kind=kind,  # type: ignore[arg-type]
+                target=mention.target or mention.label,
+                mention=mention.text,
+                reference=mention.label,
+                found=False,
+                note=f"{mention.label} is not in the reference list (clause 2) of {here}",
+            )
+        if written is None:
+            if kind == "clause" and mention.target == number:
+                return None  # the clause naming itself
+            return self._reference(kind, mention.target, mention.text, doc.spec)
+        try:
+            key = spec_key(written)
+        except InvalidInput:
+            return Reference(
+                kind=kind,  # type: ignore[arg-type]
+                target=mention.target or written,
+                mention=mention.text,
+                reference=mention.label,
+                found=False,
+                note=f"{written} is not a 3GPP/ETSI spec this store can hold",
+            )
+        version = entry.version if entry else None
+        target = self.catalog.doc(key)
+        name = display_spec(key, target.kind if target else written.split()[-2])
+        if target is None:
+            shown = name + (f" ({version})" if version else "")
+            return Reference(
+                kind=kind,  # type: ignore[arg-type]
+                target=mention.target or name,
+                mention=mention.text,
+                reference=mention.label,
+                found=False,
+                spec=name,
+                version=version,
+                note=f"{shown} is not ingested: ingest it to follow this reference",
+            )
+        if kind == "document":
+            return Reference(
+                kind="document",
+                target=name,
+                mention=mention.text,
+                reference=mention.label,
+                found=True,
+                spec=name,
+                version=target.version,
+                note=f"{name} V{target.version} {target.title}".strip(),
+            )
+        found = self._reference(kind, mention.target, mention.text, key)
+        found.reference, found.version = mention.label, target.version
+        return found
+
     def _reference(self, kind: str, target: str, mention: str, key: str) -> Reference:
         doc = self.catalog.doc(key)
         if doc is None:
             return Reference(kind=kind, target=target, mention=mention, found=False)  # type: ignore[arg-type]
+        spec = display_spec(key, doc.kind)
+        missing = Reference(
+            kind=kind,  # type: ignore[arg-type]
+            target=target,
+            mention=mention,
+            found=False,
+            spec=spec,
+            note=f"{kind} {target} is not in {spec} V{doc.version}",
+        )
         if kind == "clause":
             row = self.catalog.clause(key, target)
             if row is None:
-                return Reference(kind="clause", target=target, mention=mention, found=False)
+                return missing
             text = f"{row.clause} {row.title}\n\n{row.body}".strip()
             citation = self._citation(doc, row)
         else:
             table = self.catalog.table(key, target)
             if table is None:
-                return Reference(kind="table", target=target, mention=mention, found=False)
-            caption, clause, page, header, rows = table
-            text = chunking.render_table(caption, header, rows)
-            owner = self.catalog.clause(key, clause)
-            citation = Citation(
-                spec=display_spec(key, doc.kind),
-                version=doc.version,
-                clause=clause,
-                title=owner.title if owner else "",
-                page=page,
-            )
+                return missing
+            text = chunking.render_table(table.caption, table.header, table.rows, table.notes)
+            citation = self._table_citation(doc, table)
         truncated = len(text) > REFERENCE_TEXT_CHARS
         return Reference(
-            kind=kind,
+            kind=kind,  # type: ignore[arg-type]
             target=target,
             mention=mention,
-            found=True,  # type: ignore[arg-type]
+            found=True,
+            spec=spec,
             citation=citation,
             text=text[:REFERENCE_TEXT_CHARS],
             truncated=truncated,
         )
-
-
-_OTHER_SPEC = r"(?:\s+(?:of|in)\s+(?:3GPP\s+)?((?:TS|TR)\s+\d{2}\.\d{3}|\[\d+\]))?"
-_CLAUSE_REF = re.compile(
-    r"\b(?:[Ss]ub-?clause|[Cc]lause|[Ss]ection|[Ss]ee)s?\s+((?:[A-Z]|\d+)(?:\.\d+)+|\d+)(?![-\d])"
-    + _OTHER_SPEC
-)
-_TABLE_REF = re.compile(r"\bTable\s+([A-Z]?\d*(?:\.\d+)*-\d+[a-z]?)" + _OTHER_SPEC)
-
-
-def find_references(text: str) -> list[tuple[str, str, str, str | None]]:
-    """(kind, target, mention, other spec or None) in order of appearance."""
-    found: list[tuple[int, tuple[str, str, str, str | None]]] = []
-    for match in _CLAUSE_REF.finditer(text):
-        found.append((match.start(), ("clause", match.group(1), match.group(0), match.group(2))))
-    for match in _TABLE_REF.finditer(text):
-        found.append((match.start(), ("table", match.group(1), match.group(0), match.group(2))))
-    return [item for _, item in sorted(found, key=lambda x: x[0])]
 
 
 def _rrf(
@@ -715,12 +844,48 @@ def _paginate(text: str, limit: int) -> list[str]:
     return pages
 
 
-def _sha256(path: Path) -> str:
+def _sha256(handle: BinaryIO) -> str:
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
+    handle.seek(0)
+    for block in iter(lambda: handle.read(1 << 20), b""):
+        digest.update(block)
+    handle.seek(0)
     return digest.hexdigest()
+
+
+def open_inside(workspace: Workspace, file: Path) -> BinaryIO:
+    """Open a resolved workspace file and check what was opened is still inside it.
+
+    The path was resolved with its links followed; a link swapped in between that check and
+    the open would lead elsewhere, so the opened descriptor's own path is checked again.
+    """
+    handle = file.open("rb")
+    opened = Path(os.path.realpath(f"/proc/self/fd/{handle.fileno()}"))
+    if opened.exists() and workspace.root not in opened.parents:
+        handle.close()
+        raise InvalidInput(
+            f"path: '{file.name}' resolves outside the workspace {workspace.root}",
+            argument="path",
+            hint="Copy the spec into the workspace; links out of it are refused.",
+        )
+    return handle
+
+
+def _exists(source: str, doc: ParsedDoc, stored: DocRow, started: float) -> IngestResult:
+    name = display_spec(stored.spec, stored.kind)
+    return IngestResult(
+        status="exists",
+        source=source,
+        spec=display_spec(doc.spec, doc.kind),
+        version=doc.version,
+        seconds=round(time.perf_counter() - started, 3),
+        error=ErrorInfo(
+            message=f"{name} V{stored.version} is already in the store (from {stored.source}); "
+            "nothing was changed",
+            argument="replace",
+            hint="Pass replace=true to replace the stored spec with this file.",
+        ),
+    )
 
 
 def _bad_ingest(source: str, message: str, hint: str | None) -> IngestResult:

@@ -20,18 +20,25 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS docs (
     spec TEXT PRIMARY KEY, kind TEXT, version TEXT, title TEXT, source TEXT, sha256 TEXT,
     pages INTEGER, clauses INTEGER, tables INTEGER, chunks INTEGER, embedder TEXT,
-    ingested_at REAL);
+    ingested_at REAL, formulas_extracted INTEGER DEFAULT 0, formulas_marked INTEGER DEFAULT 0);
 CREATE TABLE IF NOT EXISTS clauses (
     spec TEXT, clause TEXT, title TEXT, level INTEGER, seq INTEGER, page INTEGER, path TEXT,
     body TEXT, PRIMARY KEY (spec, clause));
 CREATE TABLE IF NOT EXISTS tables (
     spec TEXT, table_id TEXT, caption TEXT, clause TEXT, page INTEGER, header TEXT, rows TEXT,
-    PRIMARY KEY (spec, table_id));
+    notes TEXT DEFAULT '[]', layout TEXT, PRIMARY KEY (spec, table_id));
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY, spec TEXT, clause TEXT, title TEXT, path TEXT, content_type TEXT,
     page INTEGER, text TEXT, tokens TEXT);
 CREATE INDEX IF NOT EXISTS chunks_spec ON chunks (spec);
 """
+# columns added since the first schema: a store written before them gets them on open
+_ADDED = (
+    ("docs", "formulas_extracted INTEGER DEFAULT 0"),
+    ("docs", "formulas_marked INTEGER DEFAULT 0"),
+    ("tables", "notes TEXT DEFAULT '[]'"),
+    ("tables", "layout TEXT"),
+)
 
 
 @dataclass
@@ -48,6 +55,19 @@ class DocRow:
     chunks: int
     embedder: str | None
     ingested_at: float
+    formulas_extracted: int = 0
+    formulas_marked: int = 0
+
+
+@dataclass
+class TableRow:
+    caption: str
+    clause: str
+    page: int | None
+    header: list[str]
+    rows: list[list[str]]
+    notes: list[str]
+    layout: dict[str, list[list[str]]] | None
 
 
 @dataclass
@@ -81,6 +101,11 @@ class Catalog:
         self._local = threading.local()
         with self._conn() as db:
             db.executescript(SCHEMA)
+            for table, column in _ADDED:
+                have = {r[1] for r in db.execute(f"PRAGMA table_info({table})")}
+                if column.split()[0] not in have:
+                    db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+            db.commit()
 
     @contextmanager
     def _conn(self) -> Iterator[sqlite3.Connection]:
@@ -118,7 +143,7 @@ class Catalog:
         with self._lock, self._conn() as db:
             self._delete(db, doc.spec)
             db.execute(
-                "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     doc.spec,
                     doc.kind,
@@ -132,6 +157,8 @@ class Catalog:
                     len(content.chunks),
                     embedder,
                     time.time(),
+                    doc.formulas_extracted,
+                    doc.formulas_marked,
                 ),
             )
             db.executemany(
@@ -142,7 +169,7 @@ class Catalog:
                 ],
             )
             db.executemany(
-                "INSERT OR REPLACE INTO tables VALUES (?,?,?,?,?,?,?)",
+                "INSERT OR REPLACE INTO tables VALUES (?,?,?,?,?,?,?,?,?)",
                 [
                     (
                         doc.spec,
@@ -152,6 +179,8 @@ class Catalog:
                         t.page,
                         json.dumps(t.header),
                         json.dumps(t.rows),
+                        json.dumps(t.notes),
+                        json.dumps(t.layout) if t.layout is not None else None,
                     )
                     for t in content.tables
                 ],
@@ -236,18 +265,24 @@ class Catalog:
             ).fetchall()
         return [r[0] for r in rows]
 
-    def table(
-        self, spec: str, table_id: str
-    ) -> tuple[str, str, int | None, list[str], list[list[str]]] | None:
+    def table(self, spec: str, table_id: str) -> TableRow | None:
         with self._conn() as db:
             row = db.execute(
-                "SELECT caption, clause, page, header, rows FROM tables WHERE spec=? AND "
-                "table_id=?",
+                "SELECT caption, clause, page, header, rows, notes, layout FROM tables WHERE "
+                "spec=? AND table_id=?",
                 (spec, table_id),
             ).fetchone()
         if row is None:
             return None
-        return row[0], row[1], row[2], json.loads(row[3]), json.loads(row[4])
+        return TableRow(
+            row[0],
+            row[1],
+            row[2],
+            json.loads(row[3]),
+            json.loads(row[4]),
+            json.loads(row[5] or "[]"),
+            json.loads(row[6]) if row[6] else None,
+        )
 
     def table_ids(self, spec: str) -> list[str]:
         with self._conn() as db:

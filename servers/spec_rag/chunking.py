@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from .document import Block, BlockKind, ParsedDoc
+from .docx_tables import CELL_SEPARATOR
 from .ids import display_spec
 
 MAX_TOKENS = 512
@@ -22,6 +23,7 @@ OVERLAP_TOKENS = 64
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _INTRODUCES = re.compile(r"(:|\b(?:to|by|as|follows|is|are|form|defined))\s*$")
 _NAMES = re.compile(r"^(?:where|with|and)\b|\babove\b", re.I)
+INDENT = "  "
 _SENTENCE = re.compile(r"(?<=[.;:])\s+(?=[A-Z(\[])")
 
 
@@ -48,6 +50,8 @@ class TableRec:
     page: int | None
     header: list[str]
     rows: list[list[str]]
+    notes: list[str] = field(default_factory=list)
+    layout: dict[str, list[list[str]]] | None = None  # {"header": rows, "rows": rows} as laid out
 
 
 @dataclass
@@ -68,11 +72,24 @@ class SpecContent:
     chunks: list[ChunkRec] = field(default_factory=list)
 
 
-def render_table(caption: str, header: list[str], rows: list[list[str]]) -> str:
+def _line(cells: list[str]) -> str:
+    # a cell's paragraphs stay apart: "1; 2", never "12"
+    return " | ".join(c.replace(CELL_SEPARATOR, "; ") for c in cells)
+
+
+def render_table(
+    caption: str, header: list[str], rows: list[list[str]], notes: list[str] | None = None
+) -> str:
     lines = [caption] if caption else []
-    lines.append(" | ".join(header))
-    lines.extend(" | ".join(row) for row in rows)
+    lines.append(_line(header))
+    lines.extend(_line(row) for row in rows)
+    lines.extend(notes or [])
     return "\n".join(lines)
+
+
+def block_text(block: Block) -> str:
+    """A prose block as stored: list items indented by their level."""
+    return INDENT * block.indent + block.text if block.indent else block.text
 
 
 def build(doc: ParsedDoc) -> SpecContent:
@@ -109,12 +126,27 @@ def build(doc: ParsedDoc) -> SpecContent:
                     unnamed += 1
                     tid = f"{clause.clause}-untitled-{unnamed}"
                 caption = block.text or f"Table (no caption) in clause {clause.clause}"
+                layout = None
+                if block.layout_header is not None:
+                    layout = {"header": block.layout_header, "rows": block.layout_rows or []}
                 content.tables.append(
-                    TableRec(tid, caption, clause.clause, block.page, block.header, block.rows)
+                    TableRec(
+                        tid,
+                        caption,
+                        clause.clause,
+                        block.page,
+                        block.header,
+                        block.rows,
+                        block.notes,
+                        layout,
+                    )
                 )
-                parts.append(render_table(caption, block.header, block.rows))
+                parts.append(render_table(caption, block.header, block.rows, block.notes))
             else:
-                parts.append(block.text)
+                # consecutive list items stay on consecutive lines
+                joined = bool(parts) and block.indent > 0 and parts[-1].startswith(INDENT)
+                text = block_text(block)
+                parts.append(f"{parts.pop()}\n{text}" if joined else text)
         clause.body = "\n\n".join(parts)
         content.chunks.extend(_chunks(clause, blocks))
     for table in content.tables:
@@ -131,7 +163,7 @@ def _path(spec_name: str, clause: str, title: str) -> str:
 
 def _chunks(clause: ClauseRec, blocks: list[Block]) -> list[ChunkRec]:
     out: list[ChunkRec] = []
-    texts = [(b.text, b.page) for b in blocks if b.kind != BlockKind.TABLE]
+    texts = [b for b in blocks if b.kind != BlockKind.TABLE]
     if not texts:
         # an empty heading still answers "what is clause X called"
         return [
@@ -145,9 +177,16 @@ def _chunks(clause: ClauseRec, blocks: list[Block]) -> list[ChunkRec]:
             )
         ]
     units: list[tuple[str, int | None]] = []
-    for text, page in texts:
-        for piece in _split_long(text):
-            units.append((piece, page))
+    previous = 0
+    for block in texts:
+        for n, piece in enumerate(_split_long(block.text)):
+            # a list item starts its own line, indented by its level (and so does the block
+            # after a list); other blocks run on, as a paragraph split by a page does
+            lead = ""
+            if units and n == 0 and (block.indent or previous):
+                lead = "\n" + INDENT * block.indent
+            units.append((lead + piece, block.page))
+        previous = block.indent
     for window_text, page in _windows(units):
         out.append(ChunkRec(clause.clause, clause.title, clause.path, "prose", page, window_text))
     for i, block in enumerate(blocks):
@@ -210,7 +249,7 @@ def _windows(units: list[tuple[str, int | None]]) -> list[tuple[str, int | None]
                     queue.appendleft((rest, page))
             else:
                 queue.appendleft((text, page))
-            joined = " ".join(t for t, _ in current)
+            joined = _joined(current)
             windows.append((joined, current[0][1]))
             overlap = _tail_tokens(joined, OVERLAP_TOKENS)
             current, size, fresh = [(overlap, current[-1][1])], count_tokens(overlap), False
@@ -219,8 +258,12 @@ def _windows(units: list[tuple[str, int | None]]) -> list[tuple[str, int | None]
         size += n
         fresh = True
     if fresh:
-        windows.append((" ".join(t for t, _ in current), current[0][1]))
+        windows.append((_joined(current), current[0][1]))
     return windows
+
+
+def _joined(units: list[tuple[str, int | None]]) -> str:
+    return " ".join(t for t, _ in units).replace(" \n", "\n").strip("\n")
 
 
 def _split_at(text: str, budget: int) -> tuple[str, str]:
@@ -245,18 +288,20 @@ def _tail_tokens(text: str, limit: int) -> str:
 
 def _table_chunks(clause: ClauseRec, table: TableRec) -> list[ChunkRec]:
     out: list[ChunkRec] = []
-    head = " | ".join(table.header)
+    head = _line(table.header)
     budget = MAX_TOKENS - count_tokens(table.caption) - count_tokens(head) - 8
     rows: list[str] = []
     size = 0
     for row in table.rows:
-        line = " | ".join(row)
+        line = _line(row)
         n = count_tokens(line)
         if rows and size + n > budget:
             out.append(_table_chunk(clause, table, head, rows))
             rows, size = [], 0
         rows.append(line)
         size += n
+    if table.notes:
+        rows.extend(table.notes)
     if rows or not out:
         out.append(_table_chunk(clause, table, head, rows))
     return out

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from .ids import spec_key
+from .ids import CLAUSE_NUMBER, TABLE_NUMBER, spec_key
 
 
 class BlockKind(StrEnum):
@@ -28,6 +28,11 @@ class Block:
     table_id: str | None = None
     header: list[str] = field(default_factory=list)
     rows: list[list[str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    layout_header: list[list[str]] | None = None  # the table as laid out, when it differs
+    layout_rows: list[list[str]] | None = None
+    # prose: list level (B1 = 1 ... B5 = 5), kept as indentation
+    indent: int = 0
 
 
 @dataclass
@@ -38,6 +43,8 @@ class ParsedDoc:
     title: str
     blocks: list[Block]
     pages: int | None = None
+    formulas_extracted: int = 0  # formulas read as text
+    formulas_marked: int = 0  # formulas left as a visible marker only
 
 
 # "3GPP TS 36.212 V15.6.0 (2019-06)" or "ETSI TS 136 212 V15.6.0 (2019-07)"
@@ -45,8 +52,9 @@ _IDENTITY = re.compile(
     r"(?:3GPP|ETSI)\s+(TS|TR|EN|ES|EG|GS|GR)\s+(\d{2}\.\d{3}|\d{3}\s?\d{3})(?:-(\d+))?"
     r"\s+V(\d+\.\d+\.\d+)"
 )
-_HEADING = re.compile(r"^\s*((?:Annex\s+)?(?:[A-Z]|\d+)(?:\.\d+)*)\.?[\s\t]+(\S.*)$")
-_CAPTION = re.compile(r"^\s*Table\s+([A-Z]?\d*(?:\.\d+)*(?:-\d+[a-z]?)+)\s*[:.]\s*(.*)$")
+_HEADING = re.compile(rf"^\s*((?:Annex\s+)?{CLAUSE_NUMBER})\.?[\s\t]+(\S.*)$")
+# "Table 5.1.3-3: title", "Table 5.1.4-1 title" (no colon), "Table 4.1-1" (bare id)
+_CAPTION = re.compile(rf"^\s*Table\s+({TABLE_NUMBER})(?:\s*[:.]\s*|\s+|$)(.*)$")
 
 
 def identify(text: str) -> tuple[str, str, str] | None:

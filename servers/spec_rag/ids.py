@@ -6,6 +6,11 @@ import re
 
 from servers.core.workspace import InvalidInput
 
+# clause numbers as printed: 5.2.2.6A, 4.1A, 6.1.3.1a, B.3.1
+CLAUSE_NUMBER = r"(?:[A-Z]|\d+[A-Za-z]?)(?:\.\d+[A-Za-z]?)*"
+# table ids: 5.1.3-3, 4.1A-1, 6.2.1-1a, 5.2.2.6-A, 5.2.2.6.1-1A-1
+TABLE_NUMBER = r"(?:[A-Z]|\d+[A-Za-z]?)(?:\.\d+[A-Za-z]?)*(?:-[0-9A-Za-z]+)+"
+
 # "36.212", "TS 36.212", "3GPP TS 36.212", "TR 38.912"
 _3GPP = re.compile(r"^(?:3GPP\s+)?(?:(TS|TR)\s*)?(\d{2})\.(\d{3})(?:-(\d+))?$", re.I)
 # ETSI's numbering of 3GPP specs: "TS 136 212" is TS 36.212 (first digit 1 = 3GPP series).
@@ -13,9 +18,11 @@ _ETSI_3GPP = re.compile(r"^(?:ETSI\s+)?(TS|TR)\s*1(\d{2})\s?(\d{3})(?:-(\d+))?$"
 _ETSI_OTHER = re.compile(
     r"^(?:ETSI\s+)?(TS|TR|EN|ES|EG|GS|GR)\s*(\d{3})\s?(\d{3})(?:-(\d+))?$", re.I
 )
-_CLAUSE = re.compile(r"^(?:(?:sub-?)?clause\s+|section\s+|§\s*)?([A-Z]|\d+)((?:\.\d+)*)$", re.I)
-_ANNEX = re.compile(r"^annex\s+([A-Z])((?:\.\d+)*)$", re.I)
-_TABLE = re.compile(r"^(?:table\s+)?([A-Z]?\d*(?:\.\d+)*(?:-\d+[a-z]?)+)$", re.I)
+_CLAUSE = re.compile(
+    r"^(?:(?:sub-?)?clause\s+|section\s+|§\s*)?([a-z]|\d+[A-Za-z]?)((?:\.\d+[A-Za-z]?)*)$", re.I
+)
+_ANNEX = re.compile(r"^annex\s+([A-Z])((?:\.\d+[A-Za-z]?)*)$", re.I)
+_TABLE = re.compile(rf"^(?:table\s+)?({TABLE_NUMBER})$", re.I)
 
 MAX_ID_LEN = 64
 
@@ -54,7 +61,9 @@ def clause_id(raw: str, *, argument: str = "clause") -> str:
     if 0 < len(text) <= MAX_ID_LEN:
         match = _ANNEX.match(text) or _CLAUSE.match(text)
         if match:
-            return match.group(1).upper() + match.group(2)
+            head = match.group(1)
+            # an annex letter is a capital; a suffix letter keeps its case (6.1.3.1a)
+            return (head.upper() if len(head) == 1 else head) + match.group(2)
     raise InvalidInput(
         f"{argument}: '{text[:40]}' is not a clause number",
         argument=argument,

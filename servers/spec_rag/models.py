@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
 from servers.core.workspace import InvalidInput
 
@@ -26,7 +26,15 @@ class Citation(BaseModel):
     version: str = Field(description="e.g. '15.6.0'")
     clause: str
     title: str
-    page: int | None = Field(None, description="1-based PDF page; None for DOCX sources")
+    page: int | None = Field(None, description="1-based PDF page; absent for DOCX sources")
+
+    @model_serializer(mode="wrap")
+    def _drop_missing_page(self, handler: SerializerFunctionWrapHandler) -> dict[str, object]:
+        # a DOCX has no pages: the field is left out rather than sent as null
+        data = handler(self)
+        if data.get("page") is None:
+            data.pop("page", None)
+        return data
 
 
 class Scores(BaseModel):
@@ -72,10 +80,14 @@ class SectionResult(BaseModel):
 
 
 class Reference(BaseModel):
-    kind: Literal["clause", "table"]
-    target: str
+    kind: Literal["clause", "table", "document"]
+    target: str = Field(description="clause or table number; for a document, its spec id")
     mention: str = Field(description="the words in the clause that make the reference")
     found: bool
+    spec: str | None = Field(None, description="the spec the reference points into")
+    version: str | None = Field(None, description="its version as the reference list gives it")
+    reference: str | None = Field(None, description="the reference-list label, e.g. '[5]'")
+    note: str | None = Field(None, description="why it was not followed, when found is false")
     citation: Citation | None = None
     text: str | None = Field(None, description="target text (a table as its rows), trimmed")
     truncated: bool = False
@@ -96,8 +108,16 @@ class TableResult(BaseModel):
     table_id: str = ""
     caption: str = ""
     citation: Citation | None = None
-    header: list[str] = []
-    rows: list[list[str]] = []
+    layout: Literal["logical", "original"] = "logical"
+    header: list[str] = Field([], description="column names (multi-row headers merged)")
+    header_rows: list[list[str]] = Field([], description="the header rows as laid out")
+    rows: list[list[str]] = Field(
+        [], description="cells; a cell's paragraphs are joined by newlines"
+    )
+    cells: list[list[list[str]]] | None = Field(
+        None, description="with cell_format='paragraphs': each cell as its list of paragraphs"
+    )
+    notes: list[str] = Field([], description="note rows and footnotes of the table")
     row_count: int = 0
     suggestions: list[str] = []
     error: ErrorInfo | None = None
@@ -115,6 +135,8 @@ class SpecInfo(BaseModel):
     chunks: int
     embedder: str | None = Field(description="embedder of its vectors; None = BM25 only")
     ingested_at: float
+    formulas_extracted: int = Field(0, description="formulas read as text")
+    formulas_marked: int = Field(0, description="formulas left as a '[formula: ...]' marker")
 
 
 class SpecList(BaseModel):
@@ -126,7 +148,13 @@ class SpecList(BaseModel):
 
 class IngestResult(BaseModel):
     status: Literal[
-        "ingested", "replaced", "unchanged", "invalid_input", "unreadable", "not_a_spec"
+        "ingested",
+        "replaced",
+        "unchanged",
+        "exists",
+        "invalid_input",
+        "unreadable",
+        "not_a_spec",
     ]
     source: str = ""
     spec: str = ""
@@ -136,6 +164,8 @@ class IngestResult(BaseModel):
     tables: int = 0
     chunks: int = 0
     vectors: bool = False
+    formulas_extracted: int = 0
+    formulas_marked: int = 0
     seconds: float = 0.0
     note: str | None = None
     error: ErrorInfo | None = None

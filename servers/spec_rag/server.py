@@ -88,10 +88,18 @@ def build(
         return await library.resolve_references(spec, clause)
 
     @server.tool()
-    async def extract_table(spec: str, table_id: str) -> TableResult:
-        """A table's header and all its rows (a table split across pages comes back whole),
-        e.g. table_id '5.1.3-3' or 'Table 5.1.3-3'."""
-        return await library.extract_table(spec, table_id)
+    async def extract_table(
+        spec: str,
+        table_id: str,
+        layout: Literal["logical", "original"] = "logical",
+        cell_format: Literal["joined", "paragraphs"] = "joined",
+    ) -> TableResult:
+        """A table as meant: merged multi-row headers as column names, a grouped side-by-side
+        layout unfolded into logical rows (layout='original' gives the rows as printed), note
+        rows and footnotes in `notes`; a table split across pages comes back whole. A cell's
+        paragraphs are joined by newlines, or listed with cell_format='paragraphs'. E.g.
+        table_id '5.1.3-3', 'Table 4.1A-1' or '6.2.1-1a'."""
+        return await library.extract_table(spec, table_id, layout, cell_format)
 
     @server.tool()
     async def list_specs() -> SpecList:
@@ -100,13 +108,13 @@ def build(
 
     @server.tool()
     async def ingest(
-        path: str, spec: str | None = None, ctx: Context | None = None
+        path: str, spec: str | None = None, replace: bool = False, ctx: Context | None = None
     ) -> IngestResult:
         """Ingest a spec file from the workspace: PDF (bookmarks give the clause tree), DOCX
         or a 3GPP zip holding a DOCX. Spec id and version are read from the document (`spec`
-        overrides a missing one). An unchanged file is a no-op; a changed one replaces its
-        old content. Long files: use job_start(operation='ingest')."""
-        return await library.ingest(path, spec, mcp_progress(ctx))
+        overrides a missing one). An unchanged file is a no-op; a spec already in the store
+        is status 'exists' unless replace=true. Long files: use job_start(operation='ingest')."""
+        return await library.ingest(path, spec, mcp_progress(ctx), replace)
 
     @server.tool()
     async def remove(spec: str) -> RemoveResult:
@@ -138,7 +146,9 @@ def build(
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument("--store", help="store directory (default: .silicon-agent/spec_rag)")
-    parser.add_argument("--embedder", help="local (default) | ollama:MODEL | openai:MODEL | none")
+    parser.add_argument(
+        "--embedder", help="local (default) | onnx | ollama:MODEL | openai:MODEL | none"
+    )
     parser.add_argument("--embed-url", help="embedding endpoint base URL")
     own, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
     store = Path(own.store).resolve() if own.store else None

@@ -16,8 +16,8 @@ from host.state import StateStore
 from servers.core.workspace import Workspace
 from servers.iverilog.server import build as build_iverilog
 from servers.spec_rag.server import build as build_spec_rag
-from servers.spec_rag.testdata import SPEC_36212, write_docx
 from servers.verilator.server import build as build_verilator
+from tests.spec_rag.corpus import SPEC_36212, write_docx
 
 from .scenario import make_workspace, write_config, write_mcp_json
 

@@ -11,7 +11,7 @@ import pytest
 from servers.core.workspace import Workspace
 from servers.spec_rag.api import SpecLibrary
 from servers.spec_rag.embedders import LocalMiniLM
-from servers.spec_rag.testdata import SPEC_36211, SPEC_36212, write_docx, write_pdf
+from tests.spec_rag.corpus import SPEC_36211, SPEC_36212, write_docx, write_pdf
 
 
 @pytest.fixture

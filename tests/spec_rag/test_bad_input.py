@@ -12,7 +12,7 @@ import pytest
 from servers.core.jobs import JobManager, JobState
 from servers.core.workspace import Workspace
 from servers.spec_rag.api import MAX_QUERY_CHARS, SpecLibrary
-from servers.spec_rag.testdata import SPEC_36212, write_non_spec_pdf, write_pdf
+from tests.spec_rag.corpus import SPEC_36212, write_non_spec_pdf, write_pdf
 
 
 @pytest.fixture(scope="module")

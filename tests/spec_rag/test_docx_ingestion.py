@@ -12,7 +12,7 @@ from servers.core.workspace import Workspace
 from servers.spec_rag.api import SpecLibrary
 from servers.spec_rag.chunking import build
 from servers.spec_rag.docx_reader import read_docx
-from servers.spec_rag.testdata import SPEC_36211, SPEC_36212, expected_clauses
+from tests.spec_rag.corpus import SPEC_36211, SPEC_36212, expected_clauses
 
 
 def test_docx_clause_tree_tables_and_scripts(corpus: dict[str, Path]) -> None:

@@ -66,3 +66,36 @@ def test_tokenizer_keeps_3gpp_tokens_whole_and_indexes_parts(text: str, expected
 def test_tokenizer_drops_stopwords_and_dedupes_queries() -> None:
     assert "the" not in tokens("the polynomial of the code")
     assert query_tokens("crc crc crc CRC") == ["crc"]
+
+
+def test_letter_suffixed_clause_and_table_ids() -> None:
+    from servers.spec_rag.document import caption_id, split_heading
+    from servers.spec_rag.ids import clause_id, table_id
+
+    assert [clause_id(c) for c in ("5.2.2.6A", "4.1A", "6.1.3.1a", "clause 4.3.5.1A.1")] == [
+        "5.2.2.6A",
+        "4.1A",
+        "6.1.3.1a",
+        "4.3.5.1A.1",
+    ]
+    assert clause_id("annex b.3") == "B.3"
+    ids = ("4.1A-1", "6.2.1-1a", "5.2.2.6-A", "5.2.2.6.1-1A-1", "Table 5.1.3-3")
+    assert [table_id(t) for t in ids] == [
+        "4.1A-1",
+        "6.2.1-1a",
+        "5.2.2.6-A",
+        "5.2.2.6.1-1A-1",
+        "5.1.3-3",
+    ]
+    # every caption form of real specs: colon, no colon, bare id
+    assert caption_id("Table 5.1.3-3: Turbo code internal interleaver parameters") == (
+        "5.1.3-3",
+        "Turbo code internal interleaver parameters",
+    )
+    assert caption_id("Table 5.1.4-1 Inter-column permutation pattern") == (
+        "5.1.4-1",
+        "Inter-column permutation pattern",
+    )
+    assert caption_id("Table 4.1-1") == ("4.1-1", "")
+    assert caption_id("Table 4.1A-1: UE categories") == ("4.1A-1", "UE categories")
+    assert split_heading("5.3.3.1.5D Format 2D") == ("5.3.3.1.5D", "Format 2D")

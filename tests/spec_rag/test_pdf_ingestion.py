@@ -11,7 +11,7 @@ import pytest
 from refmodels.qpp_table import QPP_TABLE
 from servers.spec_rag.chunking import MAX_TOKENS, MIN_TOKENS, SpecContent, build, count_tokens
 from servers.spec_rag.pdf_reader import read_pdf
-from servers.spec_rag.testdata import SPEC_36211, SPEC_36212, expected_clauses, plain
+from tests.spec_rag.corpus import SPEC_36211, SPEC_36212, expected_clauses, plain
 
 
 @pytest.fixture(scope="module")
@@ -126,7 +126,7 @@ def test_chunks_carry_type_page_and_bounded_size(c212: SpecContent) -> None:
 
 
 def test_long_clause_is_split_with_overlap(corpus: dict[str, Path], tmp_path: Path) -> None:
-    from servers.spec_rag.testdata import Clause, SpecText
+    from tests.spec_rag.corpus import Clause, SpecText
 
     sentences = [
         f"Sentence {i} describes the soft buffer rule number {i} in detail." for i in range(200)
@@ -140,7 +140,7 @@ def test_long_clause_is_split_with_overlap(corpus: dict[str, Path], tmp_path: Pa
         "Long",
         [Clause("1", "Long clause", [("p", " ".join(sentences))])],
     )
-    from servers.spec_rag.testdata import write_pdf
+    from tests.spec_rag.corpus import write_pdf
 
     content = build(read_pdf(write_pdf(spec, tmp_path / "long.pdf")))
     prose = [c for c in content.chunks if c.content_type == "prose"]

@@ -12,13 +12,23 @@ def test_reference_patterns() -> None:
         "see clause 5.1.3.2.3 and Table 5.1.3-3, subclause 6.3.1 of TS 36.211, "
         "clause 5.3 of [2], section 4 and see 7.2."
     )
-    assert [(k, t, o) for k, t, _, o in found] == [
-        ("clause", "5.1.3.2.3", None),
-        ("table", "5.1.3-3", None),
-        ("clause", "6.3.1", "TS 36.211"),
-        ("clause", "5.3", "[2]"),
-        ("clause", "4", None),
-        ("clause", "7.2", None),
+    assert [(m.kind, m.target, m.spec, m.label) for m in found] == [
+        ("clause", "5.1.3.2.3", None, None),
+        ("table", "5.1.3-3", None, None),
+        ("clause", "6.3.1", "TS 36.211", None),
+        ("clause", "5.3", None, "[2]"),
+        ("clause", "4", None, None),
+        ("clause", "7.2", None, None),
+    ]
+    cited = find_references(
+        "follows TS 36.331 [5], clause 6.3.6, and 3GPP TS 36.213 [3] clause 7.1; see [4] and "
+        "clause 4.1A."
+    )
+    assert [(m.kind, m.target, m.spec, m.label) for m in cited] == [
+        ("clause", "6.3.6", "TS 36.331", "[5]"),
+        ("clause", "7.1", "3GPP TS 36.213", "[3]"),
+        ("document", "", None, "[4]"),
+        ("clause", "4.1A", None, None),
     ]
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from servers.spec_rag.api import SpecLibrary
 from servers.spec_rag.lexical_tokens import query_tokens
-from servers.spec_rag.testdata import QUESTIONS
+from tests.spec_rag.corpus import QUESTIONS
 
 Ranker = Callable[[str], list[int]]
 

@@ -10,7 +10,7 @@ import pytest
 
 from servers.core.workspace import Workspace
 from servers.spec_rag.api import SpecLibrary
-from servers.spec_rag.testdata import SPEC_36211, Clause, write_pdf
+from tests.spec_rag.corpus import SPEC_36211, Clause, write_pdf
 
 
 @pytest.mark.anyio
@@ -35,7 +35,13 @@ async def test_unchanged_noop_changed_replaces_remove(tmp_path: Path, corpus) ->
         ],
     )
     write_pdf(changed, tmp_path / "spec.pdf")
-    replaced = await library.ingest("spec.pdf")
+    # a stored spec is never replaced silently: the caller has to say so
+    refused = await library.ingest("spec.pdf")
+    assert refused.status == "exists" and refused.error is not None
+    assert refused.error.argument == "replace" and "replace=true" in (refused.error.hint or "")
+    assert (await library.list_specs()).specs[0].version == "15.5.0"
+    assert (await library.search("quokka procedure")).status == "no_match"
+    replaced = await library.ingest("spec.pdf", replace=True)
     assert replaced.status == "replaced" and replaced.version == "15.6.0"
     specs = (await library.list_specs()).specs
     assert [(s.key, s.version) for s in specs] == [("36.211", "15.6.0")]

@@ -26,8 +26,8 @@ from ..workspace import (
     remove_tree,
 )
 from . import inputs
-from .design_rules import is_data_file
 from . import trace as trace_judge
+from .design_rules import is_data_file
 from .enrich import add_snippets, merge
 from .includes import include_closure, is_regular_file
 from .one_text import DesignText, preprocess

@@ -1,0 +1,159 @@
+"""Campaign executors side by side in one run:
+
+1. Per-task overhead of Ray against the local process pool, on a 1 ms and a 1 s task
+   (busy CPU): (wall x workers - tasks x task length) / tasks, after a warm-up batch.
+2. The regression campaign (3 blocks x 2 seeds x 2 simulators by default, simulator builds
+   warmed first) serially, on the pool and on Ray: wall time, speed-up over serial and speed-up
+   per core.
+
+Ray here is a private local instance with ``--workers`` CPUs (``ray.init``), run on a private
+loopback-only network (as root) so that it reaches no other address; the raw figures are
+printed for docs/campaigns.md's scale-out estimate.
+
+`python bench/ray_bench.py [--workers 2] [--short-tasks 200] [--long-tasks 4] [--seeds 2]`
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pickle
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from campaigns.calibrate import busy_task  # noqa: F401  (the tasks below name it)
+from campaigns.executors import Executor, PoolExecutor, SerialExecutor
+from campaigns.ray_executor import RayExecutor
+from campaigns.runner import CampaignRun
+from campaigns.task import Task, execute
+from campaigns.tools import PYTHON_PROBES, driver_check
+from hdl.campaign import PROBES, SIMULATORS, regression_tasks, run_regression, select
+from tests.campaigns.private_network import private_loopback_network
+
+REPO = Path(__file__).resolve().parents[1]
+
+SELECTION = ["crc_checker:crc24b_k40", "descrambler:r2_sf1", "qam_demodulator:qpsk"]
+
+
+def calibration(n: int, seconds: float, tag: str) -> list[Task]:
+    return [
+        Task(id=f"{tag}-{i:05d}", fn="campaigns.calibrate:busy_task", args={"seconds": seconds})
+        for i in range(n)
+    ]
+
+
+def overhead(executor: Executor, workers: int, n: int, seconds: float) -> dict[str, float]:
+    """Per-task overhead in ms, measured after a warm-up batch on the same executor."""
+    run = CampaignRun(f"calibrate-{seconds}", executor, PYTHON_PROBES, stream=None)
+    run.run(calibration(workers * 2, 0.001, f"warm{seconds}"))
+    t0 = time.perf_counter()
+    run.run(calibration(n, seconds, f"t{seconds}"))
+    wall = time.perf_counter() - t0
+    return {
+        "tasks": n,
+        "wall_s": wall,
+        "overhead_ms": (wall * workers - n * seconds) / n * 1000,
+        "tasks_per_s": n / wall,
+    }
+
+
+def timed(fn: Callable[[], object]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--short-tasks", type=int, default=200)
+    ap.add_argument("--long-tasks", type=int, default=4)
+    ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--blocks", nargs="+", default=SELECTION)
+    ap.add_argument("--json", type=Path, help="also write the raw figures here")
+    args = ap.parse_args()
+    w = args.workers
+    figures: dict[str, object] = {"workers": w}
+
+    print(f"== per-task overhead ({w} workers, busy-CPU tasks)")
+    pool = PoolExecutor(w)
+    ray = RayExecutor(workers=w)
+    t0 = time.perf_counter()
+    ray.connect(set(SIMULATORS))  # start-up timed apart from the tasks
+    figures["ray_start_s"] = time.perf_counter() - t0
+    rows = []
+    for seconds, n in ((0.001, args.short_tasks), (1.0, args.long_tasks)):
+        p = overhead(pool, w, n, seconds)
+        r = overhead(ray, w, n, seconds)
+        rows.append((seconds, p, r))
+        figures[f"overhead_{seconds}s"] = {"pool": p, "ray": r}
+    pool.close()
+    print(f"{'task':>8} {'n':>5} {'pool ms/task':>13} {'ray ms/task':>12} {'ray/pool':>9}")
+    for seconds, p, r in rows:
+        ratio = r["overhead_ms"] / p["overhead_ms"] if p["overhead_ms"] > 0 else float("nan")
+        print(
+            f"{seconds * 1000:>6.0f}ms {p['tasks']:>5} {p['overhead_ms']:>13.2f} "
+            f"{r['overhead_ms']:>12.2f} {ratio:>9.2f}"
+        )
+    print(f"(Ray local start-up {figures['ray_start_s']:.1f} s, not counted above)")
+
+    print(f"\n== regression campaign: {' '.join(args.blocks)} x {args.seeds} seeds x 2 simulators")
+    selection = select(args.blocks)
+    sims = ["iverilog", "verilator"]
+
+    def regression(executor: Executor, out: Path | None = None) -> Callable[[], object]:
+        return lambda: run_regression(selection, sims, args.seeds, executor, out, quiet=True)
+
+    serial_out = Path(tempfile.mkdtemp(prefix="ray-bench-"))
+
+    # Builds are cached by content: warm them so every executor runs the same simulations.
+    regression(SerialExecutor())()
+    walls = {
+        "serial": timed(regression(SerialExecutor(), serial_out)),
+        "pool": timed(regression(PoolExecutor(w))),
+        "ray": timed(regression(ray)),
+    }
+    cores = {"serial": 1, "pool": w, "ray": w}
+    print(f"{'executor':>9} {'cores':>6} {'wall s':>8} {'speed-up':>9} {'per core':>9}")
+    for name, wall in walls.items():
+        speed = walls["serial"] / wall
+        print(f"{name:>9} {cores[name]:>6} {wall:>8.1f} {speed:>9.2f} {speed / cores[name]:>9.2f}")
+    figures["regression_wall_s"] = walls
+    per_kind: dict[str, list[float]] = {}
+    for t in json.loads((serial_out / "run.json").read_text())["tasks"]:
+        block, _, sim, _ = t["task_id"].split("/")
+        per_kind.setdefault(f"{block}/{sim}", []).append(t["duration_s"])
+    figures["serial_task_s"] = {k: sum(v) / len(v) for k, v in sorted(per_kind.items())}
+    print(
+        "serial task time: "
+        + ", ".join(f"{k} {v:.2f} s" for k, v in figures["serial_task_s"].items())
+    )
+    # What crosses the network per task: the task, the driver's tool versions, the result.
+    tasks = regression_tasks(selection, sims, 1)
+    check = driver_check(PROBES)
+    result = execute(tasks[0], check)
+    sizes = {
+        "task_bytes": len(pickle.dumps(tasks[0])),
+        "tool_check_bytes": len(pickle.dumps(check)),
+        "result_bytes": len(pickle.dumps(result)),
+        "task_s": result.duration_s,
+    }
+    figures["per_task"] = sizes
+    print(
+        f"\nper task on the wire: task {sizes['task_bytes']} B, tool check "
+        f"{sizes['tool_check_bytes']} B, result {sizes['result_bytes']} B "
+        f"({tasks[0].id}: {sizes['task_s']:.2f} s)"
+    )
+    figures["regression_tasks"] = sum(len(c) for _, c in selection) * len(sims) * args.seeds
+    if args.json:
+        args.json.write_text(json.dumps(figures, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    with private_loopback_network():
+        main()

@@ -1,0 +1,92 @@
+"""The executor seam: serial (in this process), a local process pool, or Ray.
+
+An executor runs a batch of independent tasks and hands each result to ``on_result`` as it
+arrives. It schedules nothing itself: the pool's queue and Ray's scheduler (with its
+``max_retries`` for lost workers and custom resources for nodes with a tool) do."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Protocol
+
+from campaigns.task import Task, TaskResult, execute
+from campaigns.tools import ToolCheck
+
+OnResult = Callable[[TaskResult], None]
+
+
+class Executor(Protocol):
+    name: str
+
+    @property
+    def parallelism(self) -> int:
+        """How many tasks run at once (a campaign sizes its batches by it)."""
+        ...
+
+    def run(self, tasks: Sequence[Task], check: ToolCheck, on_result: OnResult) -> None: ...
+
+    def describe(self) -> dict[str, object]:
+        """For the run record: kind, address, workers."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class SerialExecutor:
+    """Every task in this process, one after the other: the reference for the others."""
+
+    name = "serial"
+    parallelism = 1
+
+    def run(self, tasks: Sequence[Task], check: ToolCheck, on_result: OnResult) -> None:
+        for task in tasks:
+            on_result(execute(task, check))
+
+    def describe(self) -> dict[str, object]:
+        return {"executor": self.name, "workers": 1}
+
+    def close(self) -> None:
+        pass
+
+
+class PoolExecutor:
+    """A local process pool (spawned processes: the driver may hold threads and event loops
+    that a fork would copy half-way)."""
+
+    name = "pool"
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def parallelism(self) -> int:
+        return self.workers
+
+    def run(self, tasks: Sequence[Task], check: ToolCheck, on_result: OnResult) -> None:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn")
+            )
+        pending: set[Future[TaskResult]] = {
+            self._pool.submit(execute, task, check) for task in tasks
+        }
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    on_result(future.result())
+        finally:
+            for future in pending:
+                future.cancel()
+
+    def describe(self) -> dict[str, object]:
+        return {"executor": self.name, "workers": self.workers}
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+            self._pool = None
