@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import struct
 import zipfile
-import zlib
 from pathlib import Path
 
 import pytest
@@ -126,32 +125,58 @@ def test_source_over_the_size_limit_is_refused(workspace: Workspace, adv_root: P
     assert again.status == Status.SIM_FAIL, again.summary
 
 
-def _declared_bomb(path: Path) -> None:
-    """A DOCX whose word/document.xml declares 1 TiB uncompressed (the data is tiny)."""
+def _zip(path: Path, members: dict[str, bytes]) -> None:
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr("[Content_Types].xml", "<Types/>")
-        archive.writestr("word/document.xml", "<w:document/>")
+        for name, data in members.items():
+            archive.writestr(name, data)
+
+
+def _state_size(path: Path, member: bytes, size: int) -> None:
+    """Rewrite the uncompressed size a zip's directory states for one member."""
     raw = bytearray(path.read_bytes())
     central = raw.rfind(b"PK\x01\x02")
     while central >= 0:
         name_len = struct.unpack_from("<H", raw, central + 28)[0]
-        name = bytes(raw[central + 46 : central + 46 + name_len])
-        if name == b"word/document.xml":
-            struct.pack_into("<I", raw, central + 24, 0xFFFFFFFF)
+        if bytes(raw[central + 46 : central + 46 + name_len]) == member:
+            struct.pack_into("<I", raw, central + 24, size)
         central = raw.rfind(b"PK\x01\x02", 0, central)
     path.write_bytes(bytes(raw))
-    assert zlib  # the member stays deflated: only its declared size lies
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="DEFENCE NOT MERGED: DOCX members checked against an uncompressed-size limit (specrag)",
-)
-def test_docx_member_declaring_a_huge_size_is_refused_naming_the_limit(tmp_path: Path) -> None:
-    from servers.spec_rag.docx_reader import read_docx
+def docx_bombs(folder: Path) -> dict[str, str | None]:
+    """name -> the limit its refusal must name (None: refused as unreadable, CRC or size)."""
+    base = {"[Content_Types].xml": b"<Types/>", "word/document.xml": b"<w:document/>"}
+    _zip(folder / "states_4gib.docx", base)
+    _state_size(folder / "states_4gib.docx", b"word/document.xml", 0xFFFFFFFF)
+    # States 20 bytes, inflates to 8 MiB: the reader must stop at the stated size.
+    _zip(folder / "understates.docx", {**base, "word/document.xml": b"<w:t>" + b"a" * (8 << 20)})
+    _state_size(folder / "understates.docx", b"word/document.xml", 20)
+    _zip(folder / "many_members.docx", {**base, **{f"m/{i}.xml": b"" for i in range(20_001)}})
+    # A 3GPP-style zip holding a .docx that states a huge size.
+    _zip(folder / "inner.docx", base)
+    (folder / "outer.zip").write_bytes(b"")
+    _zip(folder / "outer.zip", {"36999-g00.docx": (folder / "inner.docx").read_bytes()})
+    _state_size(folder / "outer.zip", b"36999-g00.docx", 0xFFFFFFF0)
+    return {
+        "states_4gib.docx": "max_member_bytes",
+        "understates.docx": None,
+        "many_members.docx": "max_members",
+        "outer.zip": "max_member_bytes",
+    }
 
-    path = tmp_path / "bomb.docx"
-    _declared_bomb(path)
-    with pytest.raises(Exception) as caught:
-        read_docx(path)
-    assert "limit" in str(caught.value).lower(), caught.value
+
+def test_docx_bombs_refused_naming_the_limit(tmp_path: Path) -> None:
+    from servers.spec_rag.api import SpecLibrary
+
+    expected = docx_bombs(tmp_path)
+    library = SpecLibrary(Workspace.open(tmp_path), embedder=None)
+    for name, limit in expected.items():
+        result = asyncio.run(library.ingest(name))
+        assert result.error is not None, (name, result)
+        if limit is None:
+            assert result.status in ("invalid_input", "unreadable"), (name, result)
+        else:
+            assert result.status == "invalid_input", (name, result)
+            assert limit in result.error.message, (name, result.error)
+        # The library still answers.
+        assert asyncio.run(library.list_specs()).specs == []
