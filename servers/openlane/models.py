@@ -38,7 +38,7 @@ class LibraryInfo(BaseModel):
 
     name: str = Field(description="Liberty library name, e.g. sky130_fd_sc_hd or osu018_stdcells")
     path: str
-    origin: Literal["pdk", "debian-osu018", "workspace"]
+    origin: Literal["pdk", "debian-osu018", "workspace", "configured"]
     signoff_grade: bool = Field(
         description="True only for the target PDK's own library; a stand-in gives estimates"
     )

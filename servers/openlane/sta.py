@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
+from servers.core.config import tool_config
+
 from .liberty_cells import Drive
 from .models import CriticalPath, PathStage
 
@@ -32,7 +34,7 @@ class Sta:
 
 @cache
 def find_sta() -> Sta | None:
-    path = shutil.which("sta")
+    path = tool_config().sta_path or shutil.which("sta")
     if path is None:
         return None
     try:

@@ -20,6 +20,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
+from servers.core.config import tool_config
 from servers.core.progress import Progress, no_progress
 from servers.core.runner import Limits, run_process
 from servers.core.workspace import Workspace
@@ -95,7 +96,7 @@ def _yowasp() -> YosysTool | None:
 
 @cache
 def _system() -> YosysTool | None:
-    path = shutil.which("yosys")
+    path = tool_config().yosys_path or shutil.which("yosys")
     if path is None:
         return None
     import subprocess
@@ -109,7 +110,8 @@ def _system() -> YosysTool | None:
 
 
 def find_yosys() -> YosysTool | None:
-    if os.environ.get("SILICON_AGENT_YOSYS", "yowasp") == "system":
+    configured = tool_config().yosys_path is not None
+    if configured or os.environ.get("SILICON_AGENT_YOSYS", "yowasp") == "system":
         return _system()
     return _yowasp() or _system()
 

@@ -13,25 +13,26 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Literal
 
 import numpy as np
 
 from servers.core.progress import Progress, no_progress
 from servers.core.workspace import InvalidInput, Workspace
 
-from . import chunking
+from . import chunking, ids
 from .catalog import Catalog, ClauseRow, DocRow, TableRow
 from .document import ParsedDoc
 from .docx_reader import UnreadableDocx, read_docx_handle
 from .docx_tables import CELL_SEPARATOR
 from .embedders import Embedder, EmbedderUnavailable, make_embedder
-from .ids import clause_id, clause_sort_key, display_spec, spec_key, table_id
+from .ids import clause_id, clause_sort_key, display_spec, spec_key
 from .lexical_index import LexicalIndex
 from .lexical_tokens import query_tokens
 from .memory import release_memory
 from .models import (
     Citation,
+    ContentType,
     ErrorInfo,
     Hit,
     IngestResult,
@@ -366,7 +367,7 @@ class SpecLibrary:
         query: str,
         top_k: int = 10,
         spec: str | None = None,
-        content_type: str | None = None,
+        content_type: ContentType | None = None,
     ) -> SearchResult:
         return await asyncio.to_thread(self.search_sync, query, top_k, spec, content_type)
 
@@ -590,14 +591,15 @@ class SpecLibrary:
     async def extract_table(
         self,
         spec: str,
-        table: str,
-        layout: str = "logical",
-        cell_format: str = "joined",
+        table_id: str,
+        layout: Literal["logical", "original"] = "logical",
+        cell_format: Literal["joined", "paragraphs"] = "joined",
     ) -> TableResult:
         """The logical table (or, with layout='original', the rows as laid out)."""
+        table = table_id
         try:
             key = spec_key(spec)
-            tid = table_id(table)
+            tid = ids.table_id(table)
             if layout not in ("logical", "original"):
                 raise InvalidInput("layout: 'logical' or 'original'", argument="layout")
             if cell_format not in ("joined", "paragraphs"):

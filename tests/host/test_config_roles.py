@@ -18,7 +18,7 @@ from host.config import ROLE_NAMES, load_config
 from host.design import Design, load_design
 from host.mcp_client import ServerPool, load_mcp_config
 from host.roles.planning_prompts import PLANNING_PROMPTS
-from host.roles.prompts import ROLE_PROMPTS, register_role_prompts
+from host.roles.prompts import ROLE_PROMPTS
 from host.roles.schemas import (
     LibrarianAnswer,
     Reflection,
@@ -26,6 +26,7 @@ from host.roles.schemas import (
     rtl_submission_model,
 )
 from host.runs import create_run
+from servers.core.mcp_app import register_role_prompts
 
 from .scenario import make_workspace, write_config, write_mcp_json
 

@@ -555,7 +555,7 @@ class SimulatorFlow(ABC):
         include_dirs: Sequence[str] | None = None,
         plusargs: Sequence[str] | None = None,
         timeout_s: float = 60.0,
-        waves: str = "none",
+        waves: inputs.Waves = "none",
         progress: Progress = no_progress,
         trace: trace_judge.TraceSpec | Mapping[str, object] | None = None,
     ) -> ToolResult:

@@ -5,14 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Literal
 
+from ..config import tool_config
 from ..workspace import InvalidInput, Workspace
 
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
 PLUSARG = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(=[^\x00\n\r]*)?$")
-MAX_SOURCE_BYTES = 16 << 20
-MAX_TIMEOUT_S = 3600.0
 WAVE_FORMATS = ("none", "vcd", "fst")
+Waves = Literal["none", "vcd", "fst"]
 
 
 def source_files(workspace: Workspace, paths: Sequence[str], argument: str) -> list[Path]:
@@ -23,8 +24,12 @@ def source_files(workspace: Workspace, paths: Sequence[str], argument: str) -> l
         raise InvalidInput(f"{argument}: at least one source file is needed", argument=argument)
     resolved = workspace.resolve_all(paths, argument=argument)
     for path, given in zip(resolved, paths, strict=True):
-        if path.stat().st_size > MAX_SOURCE_BYTES:
-            raise InvalidInput(f"{argument}: '{given}' is larger than 16 MiB", argument=argument)
+        limit = tool_config().max_source_bytes
+        if path.stat().st_size > limit:
+            raise InvalidInput(
+                f"{argument}: '{given}' is larger than {limit / (1 << 20):g} MiB",
+                argument=argument,
+            )
         head = path.read_bytes()[:65536]
         if b"\x00" in head:
             raise InvalidInput(
@@ -97,9 +102,10 @@ def plusargs(values: Sequence[str] | None) -> list[str]:
 
 
 def timeout(value: float) -> float:
-    if not isinstance(value, int | float) or not 0 < float(value) <= MAX_TIMEOUT_S:
+    limit = tool_config().max_timeout_s
+    if not isinstance(value, int | float) or not 0 < float(value) <= limit:
         raise InvalidInput(
-            f"timeout_s: {value} is not in (0, {MAX_TIMEOUT_S:.0f}]",
+            f"timeout_s: {value} is not in (0, {limit:.0f}]",
             argument="timeout_s",
             hint="Runs longer than a client's request limit belong in job_start.",
         )

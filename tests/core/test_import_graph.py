@@ -1,0 +1,81 @@
+"""The arrows between the top-level packages point one way: no server imports the host or the
+designs, the reference models import no other part, the neutral `suite` imports none, and the
+host reaches the servers only over MCP. Read statically (ast) from every module, so an import
+inside a function counts too."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+PACKAGES = ("servers", "host", "hdl", "refmodels", "suite")
+FORBIDDEN: dict[str, set[str]] = {
+    "servers": {"host", "hdl"},
+    "refmodels": {"servers", "host", "hdl"},
+    "suite": {"servers", "host", "hdl", "refmodels"},
+    "host": {"servers"},
+}
+# host/demo.py drives servers/demo.py, the suite's own stdio demo client, which in turn
+# reaches every server over MCP.
+ALLOWED = {("host/demo.py", "servers")}
+
+
+def top_package(module: str) -> str:
+    parts = module.split(".")
+    if parts[0] == "silicon_agent" and len(parts) > 1:
+        return parts[1]
+    return parts[0]
+
+
+def imported_packages(path: Path) -> set[str]:
+    """Top-level packages a module imports (absolute imports; relative ones stay inside)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(top_package(alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(top_package(node.module))
+    return found
+
+
+def violations(root: Path) -> list[str]:
+    found = []
+    for package, forbidden in FORBIDDEN.items():
+        for path in sorted((root / package).rglob("*.py")):
+            rel = path.relative_to(root).as_posix()
+            for target in sorted(imported_packages(path) & forbidden):
+                if (rel, target) not in ALLOWED:
+                    found.append(f"{rel} imports {target}")
+    return found
+
+
+def test_no_forbidden_imports() -> None:
+    assert violations(REPO) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "expected"),
+    [
+        ("servers/x/server.py", "from host.roles.prompts import register_role_prompts\n", True),
+        ("servers/x/server.py", "def f():\n    import hdl.registry\n", True),
+        ("refmodels/x.py", "from servers.core import models\n", True),
+        ("host/planning/x.py", "from servers.iverilog.api import Icarus\n", True),
+        ("suite/x.py", "import refmodels\n", True),
+        ("servers/x/server.py", "from suite.roles import ROLE_PROMPTS\n", False),
+        ("host/x.py", "from .mcp_client import ServerPool\n", False),
+    ],
+)
+def test_the_check_sees_each_kind_of_import(
+    tmp_path: Path, module: str, source: str, expected: bool
+) -> None:
+    for package in PACKAGES:
+        (tmp_path / package).mkdir()
+    target = tmp_path / module
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(source)
+    assert bool(violations(tmp_path)) is expected
