@@ -23,7 +23,7 @@ from servers.spec_rag.api import SpecLibrary
 from tests.spec_rag.corpus import SPEC_36211, SPEC_36212, write_docx, write_pdf
 
 REPO = Path(__file__).resolve().parents[2]
-NOT_MERGED = "DEFENCE NOT MERGED: HTTP bearer token and Host/Origin allow-list off loopback"
+TOKEN = "rt-" + "k" * 29
 INIT = (
     b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26",'
     b'"capabilities":{},"clientInfo":{"name":"rt","version":"1"}}}'
@@ -36,8 +36,10 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start(host: str, port: int, workspace: Path) -> subprocess.Popen:
-    env = {k: v for k, v in os.environ.items() if "TOKEN" not in k}  # no token given
+def start(host: str, port: int, workspace: Path, token: str | None = None) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SILICON_AGENT_HTTP")}
+    if token is not None:
+        env["SILICON_AGENT_HTTP_TOKEN"] = token
     return subprocess.Popen(
         [sys.executable, "-m", "servers.vcd.server", "--workspace", str(workspace),
          "--transport", "streamable-http", "--host", host, "--port", str(port)],
@@ -46,7 +48,7 @@ def start(host: str, port: int, workspace: Path) -> subprocess.Popen:
     )  # fmt: skip
 
 
-def refused_to_start(proc: subprocess.Popen, port: int, wait_s: float = 60) -> bool:
+def refused_to_start(proc: subprocess.Popen, port: int, wait_s: float = 90) -> bool:
     """True when the server exits with an error; False once it listens."""
     deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
@@ -68,24 +70,30 @@ def stop(proc: subprocess.Popen) -> None:
             proc.kill()
 
 
-@pytest.fixture(scope="module")
-def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[bool, int]]:
-    """A server asked to bind every interface without a token: (refused, port)."""
+@pytest.mark.parametrize(
+    "host,token",
+    [("0.0.0.0", None), ("::", None), ("0", None), ("127.0.0.2", None), ("0.0.0.0", "short")],
+    ids=["any_v4", "any_v6", "zero", "loopback_alias", "short_token"],
+)
+def test_no_start_off_loopback_without_a_real_token(
+    host: str, token: str | None, tmp_path: Path
+) -> None:
     port = free_port()
-    proc = start("0.0.0.0", port, tmp_path_factory.mktemp("http"))
+    proc = start(host, port, tmp_path, token)
     try:
-        yield refused_to_start(proc, port), port
+        assert refused_to_start(proc, port)
     finally:
         stop(proc)
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_MERGED)
-@pytest.mark.parametrize("host", ["0.0.0.0", "::"])
-def test_no_start_off_loopback_without_a_token(host: str, tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    """A server bound to every interface with a token; its port."""
     port = free_port()
-    proc = start(host, port, tmp_path)
+    proc = start("0.0.0.0", port, tmp_path_factory.mktemp("http"), TOKEN)
     try:
-        assert refused_to_start(proc, port)
+        assert not refused_to_start(proc, port)
+        yield port
     finally:
         stop(proc)
 
@@ -103,23 +111,25 @@ def status_of(port: int, headers: dict[str, str]) -> int:
         return exc.code
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_MERGED)
+BEARER = {"Authorization": f"Bearer {TOKEN}"}
+
+
 @pytest.mark.parametrize(
-    "headers",
+    "headers,status",
     [
-        {"Host": "attacker.example"},  # DNS rebinding
-        {"Origin": "http://attacker.example"},  # a web page's cross-site request
-        {},  # no Authorization at all
+        ({**BEARER, "Host": "attacker.example"}, 421),  # DNS rebinding, token or not
+        ({**BEARER, "Origin": "http://attacker.example"}, 403),  # a web page's request
+        ({}, 401),  # no Authorization at all
+        ({"Authorization": f"Bearer {TOKEN[:-1]}"}, 401),  # one character short
+        ({"Authorization": f"Basic {TOKEN}"}, 401),  # another scheme
     ],
-    ids=["foreign_host", "foreign_origin", "no_bearer"],
+    ids=["foreign_host", "foreign_origin", "no_bearer", "near_token", "basic_scheme"],
 )
 def test_off_loopback_requests_are_rejected(
-    headers: dict[str, str], open_server: tuple[bool, int]
+    headers: dict[str, str], status: int, open_server: int
 ) -> None:
-    refused, port = open_server
-    if refused:
-        return  # the defence held before any request
-    assert status_of(port, headers) in (401, 403, 421)
+    assert status_of(open_server, headers) == status
+    assert status_of(open_server, BEARER) == 200  # and the right call still answers
 
 
 # -- ingest never silently replaces a stored spec --
