@@ -134,3 +134,48 @@ def test_counter_glitch_is_withheld_on_verilator(workspace: Workspace, adv_root)
     if not tool.tool.available:
         pytest.skip("verilator is not installed")
     withheld(counter_run(tool, adv_root, "glitch_at_edge_vl", GLITCH))
+
+
+# The same gap without a stream: forcing its enable input to 0 stops the testbench's own
+# reference model (iverilog collapses the port onto the testbench's variable), so a counter
+# that outputs a constant 0 is judged correct by the testbench and by the trace (no beats).
+COUNTER_FORCES_ENABLE = """`default_nettype none
+module counter #(parameter int WIDTH = 8) (
+    input  logic             clk,
+    input  logic             rst_n,
+    input  logic             en_i,
+    output logic [WIDTH-1:0] count_o
+);
+  initial force en_i = 1'b0;
+  assign count_o = '0;
+endmodule
+"""
+
+
+def forced_enable_run(tool: Icarus | Verilator, adv_root) -> ToolResult:
+    design = put(adv_root, "c4/counter_forces_enable.sv", COUNTER_FORCES_ENABLE)
+    return asyncio.run(
+        tool.run_testbench(
+            [design], [TB_COUNTER], top="tb_counter", trace=example_trace("counter"),
+            timeout_s=180,
+        )
+    )  # fmt: skip
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="OPEN HOLE: 'force en_i' inside the design stops tb_counter's model on iverilog: "
+    "a constant-0 counter passes both judges",
+)
+def test_counter_forcing_its_enable_is_not_a_pass(workspace: Workspace, adv_root) -> None:
+    not_a_pass(forced_enable_run(Icarus(workspace), adv_root))
+
+
+@pytest.mark.slow
+def test_counter_forcing_its_enable_is_not_a_pass_on_verilator(
+    workspace: Workspace, adv_root
+) -> None:
+    tool = Verilator(workspace)
+    if not tool.tool.available:
+        pytest.skip("verilator is not installed")
+    not_a_pass(forced_enable_run(tool, adv_root))
