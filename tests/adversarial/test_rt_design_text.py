@@ -244,3 +244,44 @@ def test_rom_literal_escape_reads_the_listed_file_only(workspace: Workspace, adv
         )
     )
     assert result.status != Status.PASS, result.summary
+
+
+# The design is preprocessed in the server's own process, outside the sandbox: an include of
+# the suite's private files (the hidden expected values, 0700; the trace module's secret, 0600)
+# is read there, and the diagnostic on its text quotes the line to the caller.
+PRIVATE = {
+    "hidden_answers": (".silicon-agent/hidden/rt_answers.json", '{"beats": ["a1", "b2"]}\n'),
+    "trace_secret": (".silicon-agent/trace/secret", None),
+}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="OPEN HOLE: a design's `include of .silicon-agent/hidden or trace/secret is read "
+    "by slang in the server process and quoted in the diagnostic snippet",
+)
+@pytest.mark.parametrize("sim", ["iverilog", "verilator"])
+@pytest.mark.parametrize("which", sorted(PRIVATE))
+def test_include_never_reads_the_suites_private_files(
+    which: str, sim: str, workspace: Workspace, adv_root
+) -> None:
+    tool = simulator(sim, workspace)
+    relative, text = PRIVATE[which]
+    path = adv_root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.chmod(0o700)
+    if text is not None:
+        path.write_text(text)
+        path.chmod(0o600)
+    if not path.exists():
+        # The trace secret is made on the first trace run; make it the way the server does.
+        from servers.core.sv.trace import _secret
+
+        _secret(workspace)
+    secret = path.read_text().strip()
+    design = put(adv_root, f"c2/include_{which}.sv", W(f'`include "{relative}"'))
+    result = asyncio.run(tool.run_testbench([design], [TB_COUNTER], timeout_s=120))
+    assert result.status in (Status.COMPILE_FAIL, Status.INVALID_INPUT), result.summary
+    shown = result.model_dump_json()
+    for fragment in (secret[:12], "a1"):
+        assert fragment not in shown, (which, fragment)
