@@ -37,6 +37,13 @@ SELF_FATAL = """  assign count_o = count_r;
   initial begin #3000; $fatal(0, "design stops the run"); end"""
 
 
+def verilator(workspace: Workspace) -> Verilator:
+    tool = Verilator(workspace)
+    if not tool.tool.available:
+        pytest.skip("verilator is not installed")
+    return tool
+
+
 def withheld(result: ToolResult) -> None:
     assert result.status == Status.INVALID_INPUT, result.summary
     assert "withheld" in result.summary
@@ -111,29 +118,9 @@ def not_a_pass(result: ToolResult) -> None:
         withheld(result)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="OPEN HOLE: a design's force on its input port rewrites the testbench's stimulus "
-    "(iverilog collapses ports): an empty FIFO passes both judges",
-)
-def test_fifo_forcing_its_input_is_not_a_pass(workspace: Workspace, adv_root) -> None:
-    not_a_pass(fifo_forced_run(Icarus(workspace), adv_root))
-
-
-@pytest.mark.slow
-def test_fifo_forcing_its_input_is_not_a_pass_on_verilator(workspace: Workspace, adv_root) -> None:
-    tool = Verilator(workspace)
-    if not tool.tool.available:
-        pytest.skip("verilator is not installed")
-    not_a_pass(fifo_forced_run(tool, adv_root))
-
-
 @pytest.mark.slow
 def test_counter_glitch_is_withheld_on_verilator(workspace: Workspace, adv_root) -> None:
-    tool = Verilator(workspace)
-    if not tool.tool.available:
-        pytest.skip("verilator is not installed")
-    withheld(counter_run(tool, adv_root, "glitch_at_edge_vl", GLITCH))
+    withheld(counter_run(verilator(workspace), adv_root, "glitch_at_edge_vl", GLITCH))
 
 
 # The same gap without a stream: forcing its enable input to 0 stops the testbench's own
@@ -162,20 +149,22 @@ def forced_enable_run(tool: Icarus | Verilator, adv_root) -> ToolResult:
     )  # fmt: skip
 
 
-@pytest.mark.xfail(
+FORCED_INPUT = {"fifo_forces_data_in": fifo_forced_run, "counter_forces_enable": forced_enable_run}
+HOLE = pytest.mark.xfail(
     strict=True,
-    reason="OPEN HOLE: 'force en_i' inside the design stops tb_counter's model on iverilog: "
-    "a constant-0 counter passes both judges",
+    reason="OPEN HOLE: a design's 'force' on its own input port rewrites the testbench's "
+    "variable on iverilog (collapsed ports): a FIFO with no storage and a constant-0 counter "
+    "pass both judges",
 )
-def test_counter_forcing_its_enable_is_not_a_pass(workspace: Workspace, adv_root) -> None:
-    not_a_pass(forced_enable_run(Icarus(workspace), adv_root))
 
 
-@pytest.mark.slow
-def test_counter_forcing_its_enable_is_not_a_pass_on_verilator(
-    workspace: Workspace, adv_root
+@pytest.mark.parametrize(
+    "sim",
+    [pytest.param("iverilog", marks=HOLE), pytest.param("verilator", marks=pytest.mark.slow)],
+)
+@pytest.mark.parametrize("case", sorted(FORCED_INPUT))
+def test_design_forcing_its_input_is_not_a_pass(
+    case: str, sim: str, workspace: Workspace, adv_root
 ) -> None:
-    tool = Verilator(workspace)
-    if not tool.tool.available:
-        pytest.skip("verilator is not installed")
-    not_a_pass(forced_enable_run(tool, adv_root))
+    tool = Icarus(workspace) if sim == "iverilog" else verilator(workspace)
+    not_a_pass(FORCED_INPUT[case](tool, adv_root))
