@@ -71,3 +71,17 @@ def workspace_dir() -> Iterator[Path]:
     make_tree_readable(root)
     yield root
     shutil.rmtree(root, ignore_errors=True)
+
+
+async def plant_link(scratch: Path, readable: Path, target: str, name: str) -> Path:
+    """A link to target that a sandboxed run (not this process) leaves in its scratch."""
+    from servers.core.runner import run_process
+
+    planted = await run_process(
+        ["/bin/ln", "-s", target, name], cwd=scratch, scratch=scratch, readable=[readable],
+        timeout_s=20,
+    )  # fmt: skip
+    assert planted.exit_code == 0, planted.stderr
+    link = scratch / name
+    assert link.is_symlink()
+    return link

@@ -11,8 +11,8 @@ RLIMIT_NPROC does not bind root, so as root the tool runs as `nobody`. bwrap its
 started as `nobody` (unprivileged user namespaces), which is what lets it forbid nested
 namespaces while the process still counts against nobody's limits; where that does not work
 bwrap runs as root and drops to nobody inside, and the result says that namespaces stay open.
-`nobody` needs read access to the inputs: when the workspace is not readable by others the
-uid drop is skipped and the result says so.
+`nobody` needs to reach the inputs, the scratch and the cwd: when one of them is not (under a
+0700 folder) the uid drop is skipped and the result says so.
 """
 
 from __future__ import annotations
@@ -148,6 +148,21 @@ def toolchain_roots(program: str | None) -> list[Path]:
     return roots
 
 
+def script_interpreter(program: str | None) -> list[Path]:
+    """The interpreter a `#!` script names, resolved; empty for a binary or no program."""
+    if not program or not os.path.isabs(program):
+        return []
+    try:
+        with open(program, "rb") as handle:
+            first = handle.readline(256)
+    except OSError:
+        return []
+    if not first.startswith(b"#!"):
+        return []
+    words = first[2:].decode(errors="replace").split()
+    return [Path(os.path.realpath(words[0]))] if words else []
+
+
 def _binds(flag: str, paths: list[Path], bound: list[Path]) -> list[str]:
     """Bind each path at its own place; every parent bwrap must create is made 0755 first,
     so a uid other than bwrap's can still traverse it. `bound` grows with what is bound."""
@@ -180,7 +195,12 @@ def plan_sandbox(
     """The argv prefix that confines one tool run. `private` is a directory the runner made
     for this run alone (it may hold a /dev/null stand-in)."""
     want_drop = os.geteuid() == 0 and bool(_setpriv())
-    drop = want_drop and all(others_can_read(p) for p in readable)
+    # nobody must reach the inputs, the scratch and the cwd (bwrap binds them as nobody).
+    reached = [*readable, *writable, *([cwd] if cwd is not None else [])]
+    # A script's interpreter too: a console script of a venv whose Python nobody cannot
+    # reach (a pyenv build under /root) runs confined by bwrap, without the uid drop.
+    reached += script_interpreter(program)
+    drop = want_drop and all(others_can_read(p) for p in reached)
     mode = _bwrap_mode(True) if drop else None
     outer_drop = mode is not None
     if mode is None:

@@ -83,11 +83,8 @@ class Workspace:
                 argument=argument,
                 hint="Rename the file so it starts with a letter, digit or underscore.",
             )
-        candidate = Path(path)
-        if not candidate.is_absolute():
-            candidate = self.root / candidate
-        resolved = Path(os.path.realpath(candidate))
-        if resolved != self.root and self.root not in resolved.parents:
+        resolved = self._real(path)
+        if resolved is None:
             raise InvalidInput(
                 f"{argument}: '{path}' resolves outside the workspace {self.root}",
                 argument=argument,
@@ -113,16 +110,20 @@ class Workspace:
             )
         return [self.resolve(p, argument=argument, kind=kind) for p in paths]
 
+    def _real(self, path: str | os.PathLike[str]) -> Path | None:
+        """The path (relative to the root, or absolute) with every link resolved, or None
+        when that lies outside the workspace."""
+        resolved = Path(os.path.realpath(self.root / path))
+        inside = resolved == self.root or self.root in resolved.parents
+        return resolved if inside else None
+
     def confine(self, path: str | os.PathLike[str], *, argument: str = "path") -> Path:
         """The real path of `path` (relative to the root, or absolute) with every link
         resolved, when it lies inside the workspace; otherwise InvalidInput naming
         `argument`. For paths a server reads on a caller's behalf: its own scratch and run
         folders included, since a tool may have planted links there."""
-        candidate = Path(path)
-        if not candidate.is_absolute():
-            candidate = self.root / candidate
-        resolved = Path(os.path.realpath(candidate))
-        if resolved != self.root and self.root not in resolved.parents:
+        resolved = self._real(path)
+        if resolved is None:
             raise InvalidInput(
                 f"{argument}: '{self.shown(path)}' resolves outside the workspace",
                 argument=argument,
@@ -171,11 +172,8 @@ class Workspace:
     def shown(self, path: str | os.PathLike[str]) -> str:
         """How a result or diagnostic may name a file: workspace-relative inside the
         workspace, and only its bare name outside it (nothing about the host leaks)."""
-        resolved = Path(os.path.realpath(self.root / path))
-        try:
-            return resolved.relative_to(self.root).as_posix()
-        except ValueError:
-            return Path(path).name
+        resolved = self._real(path)
+        return Path(path).name if resolved is None else resolved.relative_to(self.root).as_posix()
 
     def relative(self, path: str | os.PathLike[str]) -> str:
         """Workspace-relative form for results; paths outside stay absolute."""

@@ -85,6 +85,17 @@ def plain(value: Any) -> Any:
     return str(value)
 
 
+def package_relative(value: Any) -> Any:
+    """A default inside OpenLane's own package (e.g. its base.sdc) as `openlane/...`: the
+    install's absolute path differs from one venv to the next, the file within it does not."""
+    import openlane
+
+    site = str(Path(openlane.__file__).resolve().parent.parent) + "/"
+    if isinstance(value, str) and value.startswith(site):
+        return value[len(site) :]
+    return value
+
+
 def table() -> dict[str, Any]:
     from openlane import __version__
     from openlane.config.flow import option_variables, pdk_variables, scl_variables
@@ -99,7 +110,7 @@ def table() -> dict[str, Any]:
             text = " ".join(variable.description.split())
             entry = found[variable.name] = {
                 "type": describe(variable.type),
-                "default": plain(variable.default),
+                "default": package_relative(plain(variable.default)),
                 "units": variable.units,
                 "description": text[:DESCRIPTION_CHARS],
                 "deprecated_names": sorted(

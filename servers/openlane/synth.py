@@ -245,7 +245,11 @@ class Synthesizer:
             [*yosys.argv, "-q", "-l", f"{out_rel}/yosys.log", "-s", f"{out_rel}/synth.ys"],
             cwd=self.workspace.root,
             scratch=scratch,
-            readable=[self.workspace.root, *([yosys.cache_dir] if yosys.cache_dir else [])],
+            readable=[
+                self.workspace.root,
+                lib_path,  # the sandbox shows only what is named: the Liberty file too
+                *([yosys.cache_dir] if yosys.cache_dir else []),
+            ],
             timeout_s=limit,
             env=yosys.env,
             limits=WASM_LIMITS,

@@ -54,6 +54,13 @@ class _Wide:
     changes: int = 0
 
 
+def _check_width(name: str, width: int, shown: str) -> None:
+    if width > MAX_SIGNAL_WIDTH:
+        raise _refuse(
+            name, f"declares a signal {shown} bits wide", "max_signal_width", MAX_SIGNAL_WIDTH
+        )
+
+
 def check_size(name: str, size: int) -> None:
     if size > MAX_FILE_BYTES:
         raise _refuse(name, f"is {size} bytes", "max_file_bytes", MAX_FILE_BYTES)
@@ -72,6 +79,9 @@ def check_vcd(name: str, handle: BinaryIO, size: int) -> None:
                 name, "has no $enddefinitions in its header", "max_header_bytes", MAX_HEADER_BYTES
             )
         end = len(header)
+    declared = header.count(b"$var", 0, end)  # an upper bound, counted in C before the scan
+    if declared > MAX_SIGNALS:
+        raise _refuse(name, f"declares {declared} signals", "max_signals", MAX_SIGNALS)
     wide = _vcd_declarations(name, header[:end])
     del header
     if not wide:
@@ -116,14 +126,7 @@ def _vcd_declarations(name: str, header: bytes) -> dict[bytes, _Wide]:
                     hint="The VCD header is malformed; rerun the simulation to rewrite it.",
                 )
             width = int(width_text) if len(width_text) <= 12 else MAX_SIGNAL_WIDTH + 1
-            if width > MAX_SIGNAL_WIDTH:
-                shown = width_text[:24].decode(errors="replace")
-                raise _refuse(
-                    name,
-                    f"declares a signal {shown} bits wide",
-                    "max_signal_width",
-                    MAX_SIGNAL_WIDTH,
-                )
+            _check_width(name, width, width_text[:24].decode(errors="replace"))
             signals += 1
             if signals > MAX_SIGNALS:
                 raise _refuse(
@@ -232,13 +235,8 @@ def _fst_geometry(
     while position < len(data):
         width, position = _varint(data, position)
         # 0 marks a real, 0xFFFFFFFF a zero-width signal; anything else is bits.
-        if width not in (0, 0xFFFFFFFF) and width > MAX_SIGNAL_WIDTH:
-            raise _refuse(
-                name,
-                f"declares a signal {width} bits wide",
-                "max_signal_width",
-                MAX_SIGNAL_WIDTH,
-            )
+        if width not in (0, 0xFFFFFFFF):
+            _check_width(name, width, str(width))
 
 
 def _varint(data: bytes, position: int) -> tuple[int, int]:

@@ -28,6 +28,7 @@ Edge = Literal["rising", "falling"]
 
 MAX_SIGNALS = 64
 MAX_ROWS = 5000
+GRAPH_TIMEOUT_S = 60.0  # slang elaborating the sources of explain_mismatch
 MAX_POINTS = 20_000
 MAX_SCAN = 5_000_000
 MAX_DIVERGENCES = 20

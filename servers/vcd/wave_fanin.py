@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from servers.core.bounded import CallTimedOut, run_bounded
 from servers.core.cache import file_digest
 from servers.core.sv.includes import include_closure
 from servers.core.workspace import InvalidInput
@@ -19,7 +20,7 @@ from .models import (
     HandshakeStats,
 )
 from .reader import SignalInfo, normalise
-from .wave_base import MAX_ROWS, MAX_SIGNALS, WaveSession
+from .wave_base import GRAPH_TIMEOUT_S, MAX_ROWS, MAX_SIGNALS, WaveSession
 
 
 class ExplainTools(WaveSession):
@@ -27,7 +28,17 @@ class ExplainTools(WaveSession):
     def _graph(self, sources: list[Path], top: str | None) -> DriverGraph:
         key = tuple(sorted(f"{p}:{file_digest(p)}" for p in sources)) + (top or "",)
         if key not in self._graphs:
-            self._graphs[key] = driver_graph(sources, top)
+            # slang elaborates in a worker killed at the limit, whatever the RTL asks for.
+            try:
+                graph = run_bounded(driver_graph, sources, top, timeout_s=GRAPH_TIMEOUT_S)
+            except CallTimedOut as exc:
+                raise InvalidInput(
+                    f"sources: elaborating them {exc}",
+                    argument="sources",
+                    hint="Pass only the RTL files around the signal (not a whole design with "
+                    "huge generate loops), or leave sources out.",
+                ) from None
+            self._graphs[key] = graph
             while len(self._graphs) > 8:
                 self._graphs.pop(next(iter(self._graphs)))
         return self._graphs[key]

@@ -12,6 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from servers.core import toolchain
+from servers.core.bounded import CallTimedOut
 from servers.core.models import Diagnostic, Severity, Status, ToolResult
 from servers.core.progress import Progress, no_progress
 from servers.core.runner import Limits, run_process
@@ -25,7 +26,6 @@ from servers.core.sv.flow import (
     result_from,
     settle,
 )
-from servers.core.sv.slang_check import analyze
 from servers.core.sv.tool_messages import parse_verilator
 from servers.core.toolchain import Tool
 from servers.core.workspace import InvalidInput
@@ -58,6 +58,9 @@ def dumped_defines(binary: str, env: tuple[tuple[str, str], ...]) -> dict[str, s
     if done.returncode != 0 or "VERILATOR" not in found:
         raise RuntimeError(f"verilator --dump-defines failed: {done.stderr.strip()[:200]}")
     return found
+
+
+LINT_TIMEOUT_S = 120.0
 
 
 class Verilator(SimulatorFlow):
@@ -160,20 +163,17 @@ class Verilator(SimulatorFlow):
             cwd=self.workspace.root,
             scratch=scratch,
             readable=[self.workspace.root],
-            timeout_s=120,
+            timeout_s=LINT_TIMEOUT_S,
             env=self.tool.env,
-            limits=Limits(cpu_s=130),
+            limits=Limits(cpu_s=int(LINT_TIMEOUT_S) + 10),
         )
         text = outcome.stdout + "\n" + outcome.stderr
         own = parse_verilator(self.workspace, text)
         failed = any(d.severity == Severity.ERROR for d in own) or outcome.timed_out
-        report = analyze(
-            self.workspace,
-            src.files,
-            defines=src.defines,
-            include_dirs=src.include_dirs,
-            top=src.top,
-        )
+        try:
+            report = await self.slang_report(src, LINT_TIMEOUT_S)
+        except CallTimedOut:
+            return self._compile_timeout(started, LINT_TIMEOUT_S)
         diagnostics = add_snippets(self.workspace, merge(own, report.diagnostics, failed))
         errors = [d for d in diagnostics if d.severity == Severity.ERROR]
         warnings = [d for d in diagnostics if d.severity == Severity.WARNING]

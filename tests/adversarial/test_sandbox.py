@@ -11,6 +11,7 @@ import pytest
 
 from servers.core.models import Status
 from servers.core.sandbox import plan_sandbox
+from servers.core.sv.flow import SIM_CWD
 from servers.iverilog.api import Icarus
 
 from .conftest import TB_COUNTER, put, wrong_counter
@@ -61,7 +62,7 @@ def test_writes_stay_in_the_scratch_directory(icarus: Icarus, adv_root: Path) ->
         Path("/tmp") / f"{tag}_tmp.txt",
     ]
     assert [p for p in escaped if p.exists()] == []
-    scratch = adv_root / Path(result.artifacts["log"]).parent
+    scratch = adv_root / Path(result.artifacts["log"]).parent / SIM_CWD
     assert (scratch / f"{tag}_scratch.txt").read_text() == "x\n"
 
 

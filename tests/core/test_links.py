@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from servers.core.models import Category, Diagnostic, Severity, Status
-from servers.core.runner import run_process
 from servers.core.sv.enrich import add_snippets
 from servers.core.workspace import InvalidInput, Workspace
 from servers.iverilog.api import Icarus
 from servers.verilator.api import Verilator
+from tests.conftest import plant_link
 
 SECRET = "sa_outside_secret_4711"
 
@@ -63,19 +63,7 @@ def test_a_fifo_is_refused_without_blocking(workspace_dir: Path) -> None:
 
 def test_snippets_never_follow_a_link_planted_by_a_run(workspace_dir: Path) -> None:
     ws = Workspace.open(workspace_dir)
-    scratch = ws.new_scratch("plant")
-    planted = asyncio.run(
-        run_process(
-            ["/bin/ln", "-s", "/etc/passwd", "planted.sv"],
-            cwd=scratch,
-            scratch=scratch,
-            readable=[ws.root],
-            timeout_s=20,
-        )
-    )
-    assert planted.exit_code == 0, planted.stderr
-    link = scratch / "planted.sv"
-    assert link.is_symlink()
+    link = asyncio.run(plant_link(ws.new_scratch("plant"), ws.root, "/etc/passwd", "planted.sv"))
     named = [ws.relative(link), "/etc/passwd"]
     diagnostics = [
         Diagnostic(
@@ -116,7 +104,7 @@ def test_simulator_diagnostics_naming_a_host_file_are_redacted(workspace_dir: Pa
     (workspace_dir / "empty.sv").chmod(0o644)
     ws = Workspace.open(workspace_dir)
     for simulator in (Icarus(ws), Verilator(ws)):
-        result = asyncio.run(simulator.run_testbench(["empty.sv"], ["tb_host.sv"], timeout_s=120))
+        result = asyncio.run(simulator.run_testbench(["empty.sv"], ["tb_host.sv"], timeout_s=600))
         assert result.status == Status.SIM_FAIL, (simulator.name, result.summary)
         named = [d for d in result.diagnostics if d.file and "passwd" in d.file]
         assert named, (simulator.name, result.diagnostics)

@@ -63,7 +63,7 @@ def test_runs_on_both_simulators_leave_user_entries_alone(workspace_dir: Path) -
     # Verilator builds take long: one build with a dump; iverilog with and without.
     for simulator, modes in ((Icarus(ws), ("none", "vcd")), (Verilator(ws), ("vcd",))):
         for waves in modes:
-            result = asyncio.run(simulator.run_testbench(DESIGN, BENCH, waves=waves, timeout_s=120))
+            result = asyncio.run(simulator.run_testbench(DESIGN, BENCH, waves=waves, timeout_s=600))
             assert result.status == Status.PASS, (simulator.name, waves, result.summary)
             assert _snapshot(workspace_dir) == before, (simulator.name, waves)
             if waves == "vcd":

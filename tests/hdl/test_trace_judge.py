@@ -18,13 +18,12 @@ from hdl.registry import REPO, Registry
 from hdl.sim import VectorCase, VectorSet, run_case, simulator
 from servers.core.models import Category, Status
 from servers.core.workspace import Workspace
+from tests.hdl.test_mutations import MUTATIONS
 
 pytestmark = pytest.mark.anyio
 
-MUTATION = (
-    "x2_r <= {x2_r[3] ^ x2_r[2] ^ x2_r[1] ^ x2_r[0], x2_r[C_INIT_W-1:1]};",
-    "x2_r <= {x2_r[3] ^ x2_r[1] ^ x2_r[0], x2_r[C_INIT_W-1:1]};",
-)
+# The descrambler mutant of test_mutations.py that its testbench catches.
+MUTATION = next((m[3], m[4]) for m in MUTATIONS if m[1] == "dropped x2 tap")
 SILENT_MISMATCH = (
     '$display("MISMATCH time=%0t cycle=%0d signal=%s expected=%h actual=%h", $time, cycle, \\\n'
     "             SIGNAL, EXPECTED, ACTUAL); \\\n",

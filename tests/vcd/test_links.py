@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.runner import run_process
 from servers.core.workspace import Workspace
 from servers.vcd.api import Waves
+from tests.conftest import plant_link
 
 from .vcdgen import write_vcd
 
@@ -81,17 +81,9 @@ async def test_dumps_and_golden_files_behind_links_are_refused(root: Path) -> No
 
 async def test_a_link_planted_in_a_scratch_is_refused(root: Path) -> None:
     ws = Workspace.open(root)
-    scratch = ws.new_scratch("iverilog")
-    planted = await run_process(
-        ["/bin/ln", "-s", "/etc/passwd", "waves.vcd"],
-        cwd=scratch,
-        scratch=scratch,
-        readable=[ws.root],
-        timeout_s=20,
-    )
-    assert planted.exit_code == 0, planted.stderr
+    link = await plant_link(ws.new_scratch("iverilog"), ws.root, "/etc/passwd", "waves.vcd")
     waves = Waves(ws)
-    result = await waves.summary(ws.relative(scratch) + "/waves.vcd")
+    result = await waves.summary(ws.relative(link.parent) + "/waves.vcd")
     assert "outside the workspace" in _refused(result, "file")
 
 

@@ -16,6 +16,9 @@ pytestmark = pytest.mark.anyio
 COUNTER_TB = ["examples/counter/tb_counter.sv"]
 FIFO_TB = ["examples/fifo/tb_fifo.sv"]
 
+# A run_testbench timeout bounds the compile too: enough for a Verilator build on a busy machine.
+BUILD_S = 600.0
+
 
 @pytest.fixture(scope="module")
 def verilator() -> Iterator[Verilator]:
@@ -41,7 +44,7 @@ async def test_passing_designs_pass(verilator: Verilator) -> None:
         (["examples/fifo/fifo.sv"], FIFO_TB, "fifo"),
     ):
         result = await verilator.run_testbench(
-            design, tb, top=f"tb_{name}", trace=example_trace(name)
+            design, tb, top=f"tb_{name}", trace=example_trace(name), timeout_s=BUILD_S
         )
         assert result.status == Status.PASS, (result.summary, result.diagnostics[:3])
         assert result.trace and result.trace.passed and result.trace.agrees, result.trace
@@ -56,13 +59,18 @@ async def test_functional_bugs_fail_with_first_mismatch(verilator: Verilator) ->
         COUNTER_TB,
         top="tb_counter",
         trace=example_trace("counter"),
+        timeout_s=BUILD_S,
     )
     assert counter.status == Status.SIM_FAIL
     assert counter.trace and not counter.trace.passed and counter.trace.agrees
     assert counter.first_mismatch and counter.first_mismatch.signal == "count_o"
     assert (counter.first_mismatch.expected, counter.first_mismatch.actual) == ("06", "07")
     fifo = await verilator.run_testbench(
-        ["examples/fifo/fifo_broken.sv"], FIFO_TB, top="tb_fifo", trace=example_trace("fifo")
+        ["examples/fifo/fifo_broken.sv"],
+        FIFO_TB,
+        top="tb_fifo",
+        trace=example_trace("fifo"),
+        timeout_s=BUILD_S,
     )
     assert fifo.status == Status.SIM_FAIL and fifo.first_mismatch
     assert fifo.trace and not fifo.trace.passed and fifo.trace.agrees
@@ -71,13 +79,21 @@ async def test_functional_bugs_fail_with_first_mismatch(verilator: Verilator) ->
 @pytest.mark.slow
 async def test_waves_and_cached_build(verilator: Verilator) -> None:
     first = await verilator.run_testbench(
-        ["examples/counter/counter.sv"], COUNTER_TB, plusargs=["CYCLES=50"], waves="fst"
+        ["examples/counter/counter.sv"],
+        COUNTER_TB,
+        plusargs=["CYCLES=50"],
+        waves="fst",
+        timeout_s=BUILD_S,
     )
     assert first.status == Status.PASS
     waves = verilator.workspace.root / first.artifacts["waves"]
     assert waves.stat().st_size > 100
     second = await verilator.run_testbench(
-        ["examples/counter/counter.sv"], COUNTER_TB, plusargs=["CYCLES=80"], waves="fst"
+        ["examples/counter/counter.sv"],
+        COUNTER_TB,
+        plusargs=["CYCLES=80"],
+        waves="fst",
+        timeout_s=BUILD_S,
     )
     # Another plusarg reruns the simulation but reuses the build.
     assert second.status == Status.PASS and not second.cache_hit
@@ -94,7 +110,7 @@ async def test_assertion_failure(verilator: Verilator) -> None:
     )
     tb.chmod(0o644)
     result = await verilator.run_testbench(
-        ["examples/counter/counter.sv"], ["assert_tb.sv"], top="assert_tb"
+        ["examples/counter/counter.sv"], ["assert_tb.sv"], top="assert_tb", timeout_s=BUILD_S
     )
     assert result.status == Status.SIM_FAIL
     found = [d for d in result.diagnostics if d.category == Category.ASSERTION_FAILED]

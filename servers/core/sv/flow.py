@@ -8,10 +8,11 @@ import re
 import time
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from ..bounded import CallTimedOut, call_bounded, prewarm
 from ..cache import CacheKey, ResultCache
 from ..models import Category, Diagnostic, Severity, Status, ToolResult
 from ..progress import Progress, no_progress
@@ -85,20 +86,28 @@ def invalid_result(tool: Tool, exc: InvalidInput) -> ToolResult:
     )
 
 
+def error_result(
+    tool: Tool, status: Status, category: Category, message: str, hint: str, **fields: object
+) -> ToolResult:
+    """A result that is one error of the suite's own (not a tool message)."""
+    diagnostic = Diagnostic(
+        severity=Severity.ERROR,
+        category=category,
+        message=message,
+        hint=hint,
+        source="silicon-agent",
+    )
+    return ToolResult(status=status, diagnostics=[diagnostic], tool=tool.name, **fields)  # type: ignore[arg-type]
+
+
 def missing_tool_result(tool: Tool, message: str) -> ToolResult:
-    return ToolResult(
-        status=Status.TOOL_ERROR,
+    return error_result(
+        tool,
+        Status.TOOL_ERROR,
+        Category.TOOL_CRASH,
+        message,
+        "Install the tool (make setup does it) and call again.",
         summary=message,
-        diagnostics=[
-            Diagnostic(
-                severity=Severity.ERROR,
-                category=Category.TOOL_CRASH,
-                message=message,
-                hint="Install the tool (make setup does it) and call again.",
-                source="silicon-agent",
-            )
-        ],
-        tool=tool.name,
     )
 
 
@@ -156,6 +165,7 @@ class SimulatorFlow(ABC):
         self.workspace = workspace
         self.cache = ResultCache(workspace, self.name)
         self._locks: dict[str, asyncio.Lock] = {}
+        prewarm()
 
     # -- what a simulator supplies -------------------------------------------------------
     @property
@@ -228,12 +238,47 @@ class SimulatorFlow(ABC):
         waves: str,
         progress: Progress,
         extra_key: Mapping[str, object] | None = None,
+        timeout_s: float | None = None,
     ) -> Build:
-        """Compile (or take the cached build); identical concurrent builds run once."""
+        """Compile (or take the cached build); identical concurrent builds run once. The
+        compiler and slang's analysis both stop at timeout_s (the call's limit), and at
+        compile_timeout_s whatever the call says."""
         key = self._build_key(src, waves, extra_key)
+        limit_s = min(self.compile_timeout_s, timeout_s or self.compile_timeout_s)
         lock = self._locks.setdefault(key, asyncio.Lock())
         async with lock:
-            return await self._build(src, waves, progress, key)
+            return await self._build(src, waves, progress, key, limit_s)
+
+    def _compile_timeout(self, started: float, limit_s: float) -> ToolResult:
+        message = f"slang's analysis of the sources ran past timeout_s={limit_s:g}"
+        return error_result(
+            self.tool,
+            Status.TIMEOUT,
+            Category.TIMEOUT,
+            message,
+            "The design takes too long to elaborate (a huge generate loop or array?); "
+            "shrink it, or call again with a larger timeout_s.",
+            summary=f"{self.name} compile stopped: {message}",
+            timed_out=True,
+            tool_version=self.tool.version,
+            duration_s=time.monotonic() - started,
+        )
+
+    def slang_report(self, src: Sources, limit_s: float, **extra: object) -> Awaitable[SlangReport]:
+        """slang's analysis of the sources in a worker process killed at limit_s: a hostile
+        design (a 1000x1000 generate loop) would otherwise hold the call as long as it likes.
+        `extra` goes to analyze as it is (it must pickle)."""
+        return call_bounded(
+            analyze,
+            self.workspace,
+            src.files,
+            design=src.design,
+            defines=src.defines,
+            include_dirs=src.include_dirs,
+            top=src.top,
+            timeout_s=limit_s,
+            **extra,
+        )
 
     def _build_key(
         self, src: Sources, waves: str, extra_key: Mapping[str, object] | None
@@ -260,6 +305,7 @@ class SimulatorFlow(ABC):
         waves: str,
         progress: Progress,
         key: CacheKey,
+        limit_s: float,
     ) -> Build:
         """Compile with slang's diagnostics merged in."""
         started = time.monotonic()
@@ -301,18 +347,7 @@ class SimulatorFlow(ABC):
             atomic_write(design_path, design_text.text)
             compiled = replace(src, files=[design_path, *src.bench], design=[design_path])
             text_names = [self.workspace.relative(design_path)]
-        slang_task = asyncio.ensure_future(
-            asyncio.to_thread(
-                analyze,
-                self.workspace,
-                src.files,
-                design=src.design,
-                defines=src.defines,
-                include_dirs=src.include_dirs,
-                top=src.top,
-                design_text=design_text,
-            )
-        )
+        slang_task = asyncio.ensure_future(self.slang_report(src, limit_s, design_text=design_text))
         if src.top is None and self.binds_wave_dump and waves != "none":
             # The wave dump is bound into the top module, so the top must be known first.
             try:
@@ -320,6 +355,9 @@ class SimulatorFlow(ABC):
             except InvalidInput as exc:
                 remove_tree(out_dir)
                 return Build(invalid_result(self.tool, exc), None, key)
+            except CallTimedOut:
+                remove_tree(out_dir)
+                return Build(self._compile_timeout(started, limit_s), None, key)
             src.top = compiled.top = tops[0] if len(tops) == 1 else None
         argv, executable = self.compile_argv(compiled, out_dir, waves)
         await progress(0.15, f"{self.name}: compiling {len(src.files)} files")
@@ -330,14 +368,17 @@ class SimulatorFlow(ABC):
                 cwd=self.workspace.root,
                 scratch=out_dir,
                 readable=[self.workspace.root],
-                timeout_s=self.compile_timeout_s,
+                timeout_s=limit_s,
                 env=self.compile_env,
-                limits=Limits(cpu_s=int(self.compile_timeout_s) + 10),
+                limits=Limits(cpu_s=int(limit_s) + 10),
             )
             report: SlangReport = await slang_task
         except InvalidInput as exc:
             remove_tree(out_dir)
             return Build(invalid_result(self.tool, exc), None, key)
+        except CallTimedOut:
+            remove_tree(out_dir)
+            return Build(self._compile_timeout(started, limit_s), None, key)
         except BaseException:
             slang_task.cancel()
             remove_tree(out_dir)
@@ -366,7 +407,8 @@ class SimulatorFlow(ABC):
             or outcome.exit_code == 134
         )
         if outcome.timed_out:
-            status, summary = Status.TIMEOUT, f"{self.name} compile timed out"
+            status = Status.TIMEOUT
+            summary = f"{self.name} compile ran past timeout_s={limit_s:g} and was stopped"
         elif failed and crashed:
             status = Status.TOOL_ERROR
             summary = (
@@ -625,7 +667,7 @@ class SimulatorFlow(ABC):
             cached.cache_hit = True
             cached.duration_s = time.monotonic() - started
             return cached
-        built = await self.build(src, wave_format, progress)
+        built = await self.build(src, wave_format, progress, timeout_s=limit)
         if built.executable is None:
             return built.result
         result = await self.execute(

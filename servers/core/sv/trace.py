@@ -145,9 +145,18 @@ def _secret(workspace: Workspace) -> bytes:
     """A per-workspace key the sandboxed uid cannot read (0600, owned by the server)."""
     path = workspace.keep_dir("trace") / "secret"
     if not path.exists():
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        # Written whole under a private name, then linked into place: a concurrent caller
+        # either wins the link or reads the winner's secret, never a half-written one.
+        tmp = path.with_name(f".secret-{secrets.token_hex(8)}")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as handle:
             handle.write(secrets.token_hex(16))
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink()
     return path.read_bytes()
 
 

@@ -1,0 +1,101 @@
+"""Compiles obey the call's timeout like simulations do: a design that takes forever to
+elaborate (a 1000 x 1000 generate loop) is stopped at timeout_s, on both simulators and in
+slang's analysis, with a TIMEOUT naming the limit; the same flow then answers a good call."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from servers.core.bounded import CallTimedOut, call_bounded, run_bounded
+from servers.core.models import Status
+from servers.core.workspace import Workspace
+from servers.iverilog.api import Icarus
+from servers.verilator.api import Verilator
+from tests.conftest import processes_mentioning
+
+HUGE = """module huge_gen(input logic clk, output logic [7:0] q);
+  genvar i, j;
+  for (i = 0; i < 1000; i++) begin : row
+    for (j = 0; j < 1000; j++) begin : col
+      logic r;
+      always_ff @(posedge clk) r <= ~r;
+    end
+  end
+  assign q = 8'd0;
+endmodule
+"""
+TB = """module tb_huge;
+  logic clk = 0;
+  logic [7:0] q;
+  huge_gen dut(.clk(clk), .q(q));
+  initial begin
+    $display("Mismatches: 0 in 1 samples");
+    $finish;
+  end
+endmodule
+"""
+LIMIT_S = 4.0
+
+
+def _spin(seconds: float) -> str:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+    return "done"
+
+
+def _fail() -> None:
+    raise ValueError("from the worker")
+
+
+def test_bounded_calls_return_raise_and_stop() -> None:
+    assert run_bounded(_spin, 0.01, timeout_s=30) == "done"
+    with pytest.raises(ValueError, match="from the worker"):
+        run_bounded(_fail, timeout_s=30)
+    started = time.monotonic()
+    with pytest.raises(CallTimedOut, match="timeout_s=0.5"):
+        asyncio.run(call_bounded(_spin, 600, timeout_s=0.5))
+    assert time.monotonic() - started < 30
+    assert asyncio.run(call_bounded(_spin, 0.01, timeout_s=30)) == "done"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("simulator", [Icarus, Verilator])
+def test_a_compile_that_never_ends_stops_at_the_call_timeout(
+    workspace_dir: Path, simulator: type[Icarus] | type[Verilator]
+) -> None:
+    for name, text in (("huge_gen.sv", HUGE), ("tb_huge.sv", TB)):
+        (workspace_dir / name).write_text(text)
+        (workspace_dir / name).chmod(0o644)
+    flow = simulator(Workspace.open(workspace_dir))
+    started = time.monotonic()
+    result = asyncio.run(flow.run_testbench(["huge_gen.sv"], ["tb_huge.sv"], timeout_s=LIMIT_S))
+    elapsed = time.monotonic() - started
+    assert result.status == Status.TIMEOUT, result.summary
+    assert f"timeout_s={LIMIT_S:g}" in result.summary
+    # Killed at the limit, not when the compiler or slang gave up (over 300 s before).
+    assert elapsed < LIMIT_S * 5 + 30, elapsed
+    time.sleep(0.5)
+    assert processes_mentioning(str(workspace_dir / "huge_gen.sv")) == []
+    good = asyncio.run(
+        flow.run_testbench(
+            ["examples/counter/counter.sv"], ["examples/counter/tb_counter.sv"], timeout_s=600
+        )
+    )
+    assert good.status == Status.PASS, good.summary
+
+
+@pytest.mark.slow
+def test_the_compile_tool_obeys_its_limit(workspace_dir: Path) -> None:
+    (workspace_dir / "huge_gen.sv").write_text(HUGE)
+    (workspace_dir / "huge_gen.sv").chmod(0o644)
+    icarus = Icarus(Workspace.open(workspace_dir))
+    icarus.compile_timeout_s = LIMIT_S
+    result = asyncio.run(icarus.compile(["huge_gen.sv"]))
+    assert result.status == Status.TIMEOUT and f"timeout_s={LIMIT_S:g}" in result.summary
+    good = asyncio.run(icarus.compile(["examples/counter/counter.sv"]))
+    assert good.status == Status.PASS, good.summary
