@@ -255,13 +255,21 @@ PRIVATE = {
 }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="OPEN HOLE: a design's `include of .silicon-agent/hidden or trace/secret is read "
-    "by slang in the server process and quoted in the diagnostic snippet",
-)
 @pytest.mark.parametrize("sim", ["iverilog", "verilator"])
-@pytest.mark.parametrize("which", sorted(PRIVATE))
+@pytest.mark.parametrize(
+    "which",
+    [
+        pytest.param(
+            "hidden_answers",
+            marks=pytest.mark.xfail(
+                strict=True,
+                reason="OPEN HOLE: a design's `include of .silicon-agent/hidden/* is read by "
+                "slang in the server process and its text quoted in the diagnostic snippet",
+            ),
+        ),
+        "trace_secret",
+    ],
+)
 def test_include_never_reads_the_suites_private_files(
     which: str, sim: str, workspace: Workspace, adv_root
 ) -> None:
