@@ -61,6 +61,12 @@ class Workspace:
     def state_dir(self) -> Path:
         return self.root / STATE_DIR
 
+    def is_private(self, path: str | os.PathLike[str]) -> bool:
+        """Whether a path (relative to the root, or absolute) lies in the state folder after
+        links are resolved: the suite's own files, never read for or quoted to a design."""
+        full = Path(path) if Path(path).is_absolute() else self.root / path
+        return self.state_dir.resolve() in full.resolve().parents
+
     def resolve(
         self,
         path: str,

@@ -230,10 +230,6 @@ endmodule
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="OPEN HOLE: $readmemh escape \\x2e: slang checks one path, iverilog opens another",
-)
 def test_rom_literal_escape_reads_the_listed_file_only(workspace: Workspace, adv_root) -> None:
     put(adv_root, "c2x/counter.sv", ESCAPED_ROM)
     put(adv_root, "c2x_rom.hex", "02\n")  # the listed ROM: the wrong step
@@ -258,17 +254,7 @@ PRIVATE = {
 @pytest.mark.parametrize("sim", ["iverilog", "verilator"])
 @pytest.mark.parametrize(
     "which",
-    [
-        pytest.param(
-            "hidden_answers",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="OPEN HOLE: a design's `include of .silicon-agent/hidden/* is read by "
-                "slang in the server process and its text quoted in the diagnostic snippet",
-            ),
-        ),
-        "trace_secret",
-    ],
+    ["hidden_answers", "trace_secret"],
 )
 def test_include_never_reads_the_suites_private_files(
     which: str, sim: str, workspace: Workspace, adv_root

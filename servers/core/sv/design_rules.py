@@ -3,6 +3,7 @@ file (a ROM image it was given)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -30,6 +31,9 @@ ALLOWED_IN_DESIGN = frozenset(
 ROM_LOADERS = frozenset({"$readmemh", "$readmemb"})
 # Files listed in `design` with these suffixes are data (ROM images), not SystemVerilog.
 DATA_SUFFIXES = frozenset({".hex", ".mem", ".dat", ".txt"})
+# The characters a ROM path may hold: escapes and quoting are read differently by slang and the
+# simulators, so the path that is checked could differ from the one that is opened.
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9_./-]+")
 _READING_WORDS = ("read", "scan", "open", "get", "plusargs", "system", "eof", "seek", "tell")
 READS_HINT = (
     "A design cannot read files or plusargs; take the data on a port, or list the ROM image "
@@ -52,9 +56,14 @@ def refused_calls(
     for name, origin, literal in calls:
         if name in ALLOWED_IN_DESIGN:
             continue
-        if name in ROM_LOADERS and literal is not None and _given(workspace, literal, given):
+        plain = literal is not None and _PLAIN_PATH.fullmatch(literal) is not None
+        if name in ROM_LOADERS and plain and _given(workspace, str(literal), given):
             continue
-        if name in ROM_LOADERS:
+        if name in ROM_LOADERS and literal is not None and not plain:
+            what = f'{name}("{literal[:60]}") with characters outside [A-Za-z0-9_./-]'
+            hint = "Simulators read escapes in a file name differently; write the ROM path "
+            hint += "as plain letters, digits, '_', '.', '/' and '-' (no backslash)."
+        elif name in ROM_LOADERS:
             what = f"{name} of a file not listed among the design sources"
             hint = READS_HINT
         elif any(word in name for word in _READING_WORDS):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from pathlib import Path
 
 from ..models import Category, Diagnostic, Severity
 from ..workspace import InvalidInput, Workspace
@@ -97,6 +98,11 @@ def add_snippets(workspace: Workspace, diagnostics: list[Diagnostic]) -> list[Di
     cache: dict[str, list[str]] = {}
     out: list[Diagnostic] = []
     for diag in diagnostics:
+        if diag.file and workspace.is_private(diag.file):
+            # The suite's own files (hidden answers, secrets, builds): named, never quoted.
+            diag = _redacted(workspace, diag, Path(diag.file).name)
+            out.append(diag)
+            continue
         if diag.file and workspace.shown(diag.file) != diag.file:
             diag = _redacted(workspace, diag)
         if diag.file and diag.line:
@@ -117,11 +123,11 @@ def add_snippets(workspace: Workspace, diagnostics: list[Diagnostic]) -> list[Di
     return out
 
 
-def _redacted(workspace: Workspace, diag: Diagnostic) -> Diagnostic:
+def _redacted(workspace: Workspace, diag: Diagnostic, shown: str | None = None) -> Diagnostic:
     """The diagnostic naming its file as the workspace shows it: relative inside, the bare
     name outside, in the file field and in the message text alike."""
     assert diag.file is not None
-    shown = workspace.shown(diag.file)
+    shown = shown or workspace.shown(diag.file)
     return diag.model_copy(
         update={"file": shown, "message": diag.message.replace(diag.file, shown)}
     )

@@ -57,6 +57,14 @@ def _locate(
                 argument="include",
                 hint="Keep included files inside the workspace and name them relative to it.",
             ) from exc
+        if workspace.is_private(target) and not workspace.is_private(including):
+            raise InvalidInput(
+                f'{relative}: `include "{name}" names a file in the workspace\'s private '
+                "state folder",
+                argument="include",
+                hint="The suite's own files (hidden answers, build state) cannot be included; "
+                "include headers from your own folders.",
+            )
         if not is_regular_file(target):
             raise InvalidInput(
                 f'{relative}: `include "{name}" is not a regular file', argument="include"
@@ -65,18 +73,25 @@ def _locate(
     return None
 
 
-def refuse_reads_outside(workspace: Workspace, manager: object) -> None:
-    """Nothing slang read outside the workspace may reach the caller, not even quoted."""
-    outside = [
-        path
+def refuse_reads_outside(workspace: Workspace, manager: object, *, private: bool = False) -> None:
+    """Nothing slang read outside the workspace may reach the caller, not even quoted; with
+    `private`, nothing it read in the workspace's state folder either (design text never
+    has a reason to)."""
+    paths = [
+        path.resolve()
         for buffer in manager.getAllBuffers()  # type: ignore[attr-defined]
         if (path := Path(manager.getFullPath(buffer)))  # type: ignore[attr-defined]
         and path.is_absolute()
-        and workspace.root not in path.resolve().parents
     ]
+    outside = [path for path in paths if workspace.root not in path.parents]
     if outside:
         raise InvalidInput(
             f"sources read {len(outside)} file(s) outside the workspace", argument="include"
+        )
+    if private and any(workspace.is_private(path) for path in paths):
+        raise InvalidInput(
+            "design sources read a file in the workspace's private state folder",
+            argument="include",
         )
 
 

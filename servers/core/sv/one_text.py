@@ -24,7 +24,7 @@ import pyslang
 from pyslang import Bag, DiagnosticEngine
 from pyslang.ast import VisitAction
 from pyslang.parsing import PreprocessorOptions, Token, TokenKind, TriviaKind
-from pyslang.syntax import SyntaxTree
+from pyslang.syntax import SyntaxKind, SyntaxTree
 
 from ..models import Category, Diagnostic, Severity
 from ..workspace import Workspace
@@ -70,6 +70,20 @@ _KEPT_METACOMMENT = re.compile(
     r"|coverage_off|coverage_on|tracing_off|tracing_on)(?:\s+([A-Z0-9_]+))?\s*(?:\*/)?\s*$"
 )
 _WORD = re.compile(r"[A-Za-z0-9_$'`\\]")
+# Statements that override a variable from inside a process: a design's force on its own
+# input port rewrites the testbench's variable where a simulator collapses the port onto it,
+# so the stimulus the testbench checks against is no longer its own. Module-level continuous
+# assign is a different construct (a ContinuousAssign) and stays legal.
+_PROCEDURAL_OVERRIDES = {
+    SyntaxKind.ProceduralForceStatement: "a procedural force",
+    SyntaxKind.ProceduralReleaseStatement: "a procedural release",
+    SyntaxKind.ProceduralDeassignStatement: "a procedural deassign",
+    SyntaxKind.ProceduralAssignStatement: "a procedural continuous assign",
+}
+_OVERRIDE_HINT = (
+    "A design drives its outputs; force/release belong to testbenches. Drive the signal with "
+    "a module-level assign or an always block instead."
+)
 _HINT = (
     "Design text is preprocessed once and checked as the simulator will compile it: write "
     "plain SystemVerilog without this construct."
@@ -236,7 +250,7 @@ def preprocess(
     pre.additionalIncludePaths = [str(workspace.root), *(str(p) for p in include_dirs)]
     manager = pyslang.SourceManager()
     tree = SyntaxTree.fromFiles([str(p) for p in design], manager, Bag([pre]))
-    refuse_reads_outside(workspace, manager)
+    refuse_reads_outside(workspace, manager, private=True)
     result = DesignText(text="")
     places = _Places(workspace, manager)
     engine = DiagnosticEngine(manager)
@@ -345,6 +359,10 @@ def preprocess(
     def visit(node: object) -> VisitAction:
         nonlocal previous
         if not isinstance(node, Token):
+            what = _PROCEDURAL_OVERRIDES.get(getattr(node, "kind", None))  # type: ignore[arg-type]
+            if what is not None:
+                where = places.of(node.sourceRange.start)  # type: ignore[attr-defined]
+                result.refused.append(_refusal(where, what, _OVERRIDE_HINT))
             return VisitAction.Advance
         origin = places.of(node.location)
         adjacent = trivia(node, origin)
@@ -425,7 +443,9 @@ def _token_rules(tokens: list[tuple[Token, Origin]], result: DesignText) -> list
                 and following[1].kind == TokenKind.StringLiteral
                 and following[2].kind in (TokenKind.Comma, TokenKind.CloseParenthesis)
             ):
-                literal = following[1].valueText
+                # As written, not as slang reads its escapes: a simulator may read them
+                # otherwise, so the rules judge the characters the user wrote.
+                literal = following[1].rawText[1:-1]
             result.system_calls.append((token.valueText, origin, literal))
         elif kind == TokenKind.Identifier and token.rawText.startswith("\\"):
             found.append(
