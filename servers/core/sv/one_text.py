@@ -361,8 +361,14 @@ def preprocess(
         if not isinstance(node, Token):
             what = _PROCEDURAL_OVERRIDES.get(getattr(node, "kind", None))  # type: ignore[arg-type]
             if what is not None:
-                where = places.of(node.sourceRange.start)  # type: ignore[attr-defined]
-                result.refused.append(_refusal(where, what, _OVERRIDE_HINT))
+                # At the overridden name: that is what the design reached for.
+                expr = getattr(node, "expr", None) or getattr(node, "variable", None)
+                target = getattr(expr, "left", expr) or node
+                where = places.of(target.sourceRange.start) or places.of(
+                    node.sourceRange.start  # type: ignore[attr-defined]
+                )
+                name = " ".join(str(target).split())[:60]
+                result.refused.append(_refusal(where, f"{what} of '{name}'", _OVERRIDE_HINT))
             return VisitAction.Advance
         origin = places.of(node.location)
         adjacent = trivia(node, origin)
