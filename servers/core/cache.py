@@ -99,7 +99,7 @@ class ResultCache:
         return CacheKey(hashlib.sha256(blob.encode()).hexdigest(), inputs)
 
     def _path(self, key: str) -> Path:
-        return self.workspace.state_dir / "cache" / self.namespace / key[:2] / f"{key}.json"
+        return self.workspace.keep_dir("cache", self.namespace, key[:2]) / f"{key}.json"
 
     def get(self, key: str, model: type[M]) -> M | None:
         if not self.enabled:

@@ -59,7 +59,38 @@ class Workspace:
 
     @property
     def state_dir(self) -> Path:
-        return self.root / STATE_DIR
+        """The suite's own folder (builds, caches, scratch), refused while the entry of that
+        name is anything but a real directory inside the workspace."""
+        path = self.root / STATE_DIR
+        self._own_dir(path)
+        return path
+
+    def check_state(self) -> None:
+        """Refuse (InvalidInput) a state folder, or a subfolder in it, that is a file, a link
+        or anything else than a real directory inside the workspace: the suite would write
+        its builds, caches and scratch through it, or read a planted cache from it."""
+        try:
+            entries = list(os.scandir(self.state_dir))
+        except FileNotFoundError:
+            return
+        for entry in entries:
+            self._own_dir(Path(entry.path))
+
+    def _own_dir(self, path: Path) -> None:
+        try:
+            mode = path.lstat().st_mode
+        except FileNotFoundError:
+            return
+        if stat.S_ISDIR(mode):  # lstat: a link to a folder is refused (each level checked)
+            return
+        shown = path.relative_to(self.root).as_posix()
+        raise InvalidInput(
+            f"workspace: '{shown}' is not a real folder inside the workspace (a file or a "
+            f"link); the suite keeps its builds, caches and scratch in '{STATE_DIR}'",
+            argument="workspace",
+            hint=f"Remove or rename the workspace entry '{shown}' (the suite recreates "
+            "it as a folder), then call again.",
+        )
 
     def is_private(self, path: str | os.PathLike[str]) -> bool:
         """Whether a path (relative to the root, or absolute) lies in the state folder after
@@ -191,16 +222,21 @@ class Workspace:
 
     def new_scratch(self, label: str) -> Path:
         """A fresh directory for one call: nothing else writes there."""
-        base = self.state_dir / "scratch"
-        base.mkdir(parents=True, exist_ok=True)
+        base = self.keep_dir("scratch")
         prune_oldest(base, KEEP_SCRATCH)
         scratch = base / f"{label}-{uuid.uuid4().hex[:12]}"
         scratch.mkdir()
         return scratch
 
     def keep_dir(self, *parts: str) -> Path:
-        path = self.state_dir.joinpath(*parts)
-        path.mkdir(parents=True, exist_ok=True)
+        """A folder under the state folder, made level by level; each level must be a real
+        folder inside the workspace (see check_state)."""
+        path = self.state_dir
+        path.mkdir(exist_ok=True)
+        for part in parts:
+            path = path / part
+            self._own_dir(path)
+            path.mkdir(exist_ok=True)
         return path
 
 

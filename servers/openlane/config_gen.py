@@ -103,11 +103,10 @@ class ConfigWriter:
         if extra is not None and not isinstance(extra, Mapping):
             problems.append(InputProblem(message="extra: expected an object", argument="extra"))
         for name, value in dict(extra or {}).items():
-            if name in _ARGUMENTS or name == "VERILOG_FILES":
-                own = _ARGUMENTS.get(name, "verilog_files")
+            if name in _ARGUMENTS:
                 problems.append(
                     InputProblem(
-                        message=f"{name} comes from its own argument {own}",
+                        message=f"{name} comes from its own argument {_ARGUMENTS[name]}",
                         argument=f"extra.{name}",
                     )
                 )
@@ -126,7 +125,8 @@ class ConfigWriter:
             config[name] = value
         checker = ValueChecker(self.workspace, where)
         for name, value in config.items():
-            if name == "VERILOG_FILES" or any(p.argument == _argument(name) for p in problems):
+            # Source files too: a file's name reaches the flow's Tcl like any other value.
+            if any(p.argument == _argument(name) for p in problems):
                 continue
             try:
                 config[name] = checker.check(name, value)
@@ -154,6 +154,7 @@ class ConfigWriter:
 
 _ARGUMENTS = {
     "DESIGN_NAME": "design_name",
+    "VERILOG_FILES": "verilog_files",
     "CLOCK_PORT": "clock_port",
     "CLOCK_PERIOD": "clock_period_ns",
     "FP_CORE_UTIL": "core_util",

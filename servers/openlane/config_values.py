@@ -163,7 +163,9 @@ class ValueChecker:
         raise ValueProblem(where, "type", f"{value!r} fits none of: " + "; ".join(problems))
 
     def path(self, where: str, value: str) -> str:
-        """A workspace path (or `dir::` relative to the design directory) as `dir::...`."""
+        """A workspace path (or `dir::` relative to the design directory) as `dir::...`; the
+        safe-text rule holds for the value given and for the path it resolves to (a link's
+        target name reaches the flow as well)."""
         safe_text(where, value)
         if value.startswith(PDK_DIR):
             rest = value[len(PDK_DIR) :]
@@ -182,7 +184,7 @@ class ValueChecker:
             resolved = self.workspace.resolve(str(candidate), argument=where, kind="any")
         except InvalidInput as exc:
             raise ValueProblem(where, "paths inside the workspace", str(exc)) from None
-        return dir_path(self.design_dir, resolved)
+        return safe_text(where, dir_path(self.design_dir, resolved))
 
 
 def dir_path(design_dir: Path, path: Path) -> str:

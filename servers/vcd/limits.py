@@ -21,10 +21,12 @@ MAX_DECODED_BYTES = 1 << 30  # wide signals' value changes once decoded (2 bits 
 MAX_FST_BLOCK_MEMORY = 1 << 30  # the reader buffer an FST value-change block asks for
 WIDE_BITS = 256  # signals at least this wide have their changes counted in the body
 
-_TOKEN = re.compile(rb"\S+")
+# A keyword glued to what precedes it counts too (pywellen splits `x$end$var`); one followed by
+# more letters (`$dumpvars`, `$variable`) is another keyword.
+_DECLARATION = re.compile(rb"\$(scope|upscope|var)(?![A-Za-z0-9_])")
+_VAR_FIELDS = re.compile(rb"\s+\S+\s+(\S*)\s*(\S*)")  # type, width, id code
 _END_DEFS = b"$enddefinitions"
 _CHUNK = 16 << 20
-_SKIPPED = {b"$comment", b"$date", b"$version", b"$timescale"}
 # FST block types (fstapi.h)
 _FST_HDR, _FST_VCDATA, _FST_GEOM, _FST_HIER = 0, 1, 3, 4
 _FST_VCDATA_DYN, _FST_HIER_LZ4, _FST_HIER_LZ4DUO, _FST_VCDATA_DYN2 = 5, 6, 7, 8
@@ -79,10 +81,12 @@ def check_vcd(name: str, handle: BinaryIO, size: int) -> None:
                 name, "has no $enddefinitions in its header", "max_header_bytes", MAX_HEADER_BYTES
             )
         end = len(header)
-    declared = header.count(b"$var", 0, end)  # an upper bound, counted in C before the scan
+    # The whole buffer, not only up to the first $enddefinitions: that one may sit in a
+    # comment, where one parser sees it and another does not.
+    declared = header.count(b"$var")  # an upper bound, counted in C before the scan
     if declared > MAX_SIGNALS:
         raise _refuse(name, f"declares {declared} signals", "max_signals", MAX_SIGNALS)
-    wide = _vcd_declarations(name, header[:end])
+    wide = _vcd_declarations(name, header)
     del header
     if not wide:
         return
@@ -99,25 +103,24 @@ def check_vcd(name: str, handle: BinaryIO, size: int) -> None:
 
 
 def _vcd_declarations(name: str, header: bytes) -> dict[bytes, _Wide]:
-    tokens = (match.group(0) for match in _TOKEN.finditer(header))
+    """Every `$scope`, `$upscope` and `$var` keyword anywhere in the header, comments included:
+    parsers disagree on where a comment ends (a glued `x$end` closes it for pywellen, not for a
+    token scanner), so no reading of comments may hide a declaration from these limits."""
     depth = signals = 0
     wide: dict[bytes, _Wide] = {}
-    for word in tokens:
-        if word in _SKIPPED:
-            for inner in tokens:
-                if inner == b"$end":
-                    break
-        elif word == b"$scope":
+    for keyword in _DECLARATION.finditer(header):
+        word = keyword.group(1)
+        if word == b"scope":
             depth += 1
             if depth > MAX_SCOPE_DEPTH:
                 raise _refuse(
                     name, f"nests scopes {depth} deep", "max_scope_depth", MAX_SCOPE_DEPTH
                 )
-        elif word == b"$upscope":
+        elif word == b"upscope":
             depth = max(0, depth - 1)
-        elif word == b"$var":
-            fields = [next(tokens, b"") for _ in range(4)]  # type, width, id code, reference
-            width_text = fields[1]
+        else:
+            fields = _VAR_FIELDS.match(header, keyword.end())
+            width_text, code = (fields.group(1), fields.group(2)) if fields else (b"", b"")
             if not width_text.isdigit():
                 raise LimitExceeded(
                     f"file: '{name}' declares a signal whose width "
@@ -133,7 +136,7 @@ def _vcd_declarations(name: str, header: bytes) -> dict[bytes, _Wide]:
                     name, f"declares more than {MAX_SIGNALS} signals", "max_signals", MAX_SIGNALS
                 )
             if width >= WIDE_BITS:
-                known = wide.setdefault(fields[2], _Wide(width))
+                known = wide.setdefault(code, _Wide(width))
                 known.width = max(known.width, width)
     return wide
 

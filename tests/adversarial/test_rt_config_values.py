@@ -61,11 +61,6 @@ def test_unsafe_config_value_is_refused(name: str, openlane: OpenLane) -> None:
 HOSTILE_NAMES = ["c[exec id].sv", "c\nset ::env(X) 1.sv", "c;id.sv", "c$(id).sv", "c{x}.sv"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="OPEN HOLE: verilog_files names skip the safe-text rule: 'c[exec id].sv' and "
-    "newlines reach VERILOG_FILES",
-)
 @pytest.mark.parametrize("filename", HOSTILE_NAMES)
 def test_source_file_name_carrying_tcl_is_refused(filename: str, openlane: OpenLane) -> None:
     (openlane.workspace.root / "rtl" / filename).write_text(COUNTER)

@@ -55,21 +55,7 @@ def vcd_bombs() -> dict[str, tuple[bytes, str]]:
     }  # fmt: skip
 
 
-OPEN_VCD = {
-    "c7_declaration_hidden_in_comment.vcd": "OPEN HOLE: a $var after '$comment x$end' "
-    "escapes the width limit; values_at then aborts the server allocating 4 GiB",
-}
-
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=OPEN_VCD[n]))
-        if n in OPEN_VCD
-        else n
-        for n in sorted(vcd_bombs())
-    ],
-)
+@pytest.mark.parametrize("name", sorted(vcd_bombs()))
 def test_vcd_bomb_refused_naming_its_limit(name: str, adv_root: Path) -> None:
     data, limit = vcd_bombs()[name]
     put(adv_root, f"c7/{name}", data)

@@ -202,6 +202,7 @@ class SimulatorFlow(ABC):
     ) -> Sources:
         files = inputs.source_files(self.workspace, sources, "sources")
         dirs = inputs.include_dirs(self.workspace, include_dirs)
+        self.workspace.check_state()
         return Sources(
             files=files,
             design=[],
@@ -310,7 +311,7 @@ class SimulatorFlow(ABC):
         """Compile with slang's diagnostics merged in."""
         started = time.monotonic()
         cached = self.cache.get(key, ToolResult)
-        out_dir = self.workspace.state_dir / "build" / self.name / key[:24]
+        out_dir = self.workspace.keep_dir("build", self.name) / key[:24]
         if cached is not None:
             executable = (
                 self.workspace.root / cached.artifacts["executable"]
@@ -632,6 +633,7 @@ class SimulatorFlow(ABC):
             limit = inputs.timeout(timeout_s)
             wave_format = inputs.waves(waves)
             spec = trace_judge.check_spec(self.workspace, trace, src.top)
+            self.workspace.check_state()
         except InvalidInput as exc:
             return invalid_result(self.tool, exc)
         hidden: list[Path] = []
