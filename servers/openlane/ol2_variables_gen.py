@@ -90,9 +90,11 @@ def package_relative(value: Any) -> Any:
     install's absolute path differs from one venv to the next, the file within it does not."""
     import openlane
 
-    site = str(Path(openlane.__file__).resolve().parent.parent) + "/"
-    if isinstance(value, str) and value.startswith(site):
-        return value[len(site) :]
+    here = Path(openlane.__file__).parent.parent
+    # As imported and as resolved: a venv reached through a link names either.
+    for site in (f"{here}/", f"{here.resolve()}/"):
+        if isinstance(value, str) and value.startswith(site):
+            return value[len(site) :]
     return value
 
 
