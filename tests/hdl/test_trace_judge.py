@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hdl.registry import REPO, Registry
+from hdl.registry import REPO, Block, Registry
 from hdl.sim import VectorCase, VectorSet, run_case, simulator
 from servers.core.models import Category, Status
 from servers.core.workspace import Workspace
@@ -60,6 +60,16 @@ def _copy(src: Path, dst: Path, *edits: tuple[str, str]) -> Path:
     return dst
 
 
+def _lying(block: Block, bench: str) -> Block:
+    """The block with its hidden testbench replaced (the testbench is the block's verification's,
+    and its own folder is where its harness is included from)."""
+    assert block.verification is not None
+    verification = block.verification.model_copy(
+        update={"testbench": [bench], "include_dirs": [str(Path(bench).parent)]}
+    )
+    return block.model_copy(update={"verification": verification})
+
+
 def _forged_bench(root: Path, label: str, *edits: tuple[str, str]) -> str:
     """tb_descrambler beside a harness whose summary line is edited."""
     folder = root / label
@@ -81,7 +91,7 @@ async def test_a_false_pass_is_withheld(
     block = registry.block("descrambler")
     mutant = _copy(REPO / "hdl/rtl/descrambler.sv", vs.root / "mutant" / "descrambler.sv", MUTATION)
     bench = _forged_bench(vs.root, "false-pass", SILENT_MISMATCH, FALSE_PASS)
-    lying = block.model_copy(update={"testbench": bench})
+    lying = _lying(block, bench)
     design = [block.rtl[0], str(mutant.relative_to(REPO))]
     result = await run_case(simulator(workspace, sim_name), lying, case, design=design)  # type: ignore[arg-type]
     assert result.status == Status.INVALID_INPUT, (result.summary, result.output_tail)
@@ -103,7 +113,7 @@ async def test_a_false_failure_is_withheld(
     vs, case = forged
     block = registry.block("descrambler")
     bench = _forged_bench(vs.root, "false-fail", FALSE_FAIL)
-    lying = block.model_copy(update={"testbench": bench})
+    lying = _lying(block, bench)
     result = await run_case(simulator(workspace, sim_name), lying, case)  # type: ignore[arg-type]
     assert result.status == Status.INVALID_INPUT, (result.summary, result.output_tail)
     assert "withheld" in result.summary

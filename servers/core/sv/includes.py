@@ -73,10 +73,12 @@ def _locate(
     return None
 
 
-def refuse_reads_outside(workspace: Workspace, manager: object, *, private: bool = False) -> None:
+def refuse_reads_outside(
+    workspace: Workspace, manager: object, *, private: bool = False, listed: Sequence[Path] = ()
+) -> None:
     """Nothing slang read outside the workspace may reach the caller, not even quoted; with
-    `private`, nothing it read in the workspace's state folder either (design text never
-    has a reason to)."""
+    `private`, nothing it read in the workspace's state folder either, beyond the `listed`
+    files the caller named itself (the suite keeps its own scratch copies there)."""
     paths = [
         path.resolve()
         for buffer in manager.getAllBuffers()  # type: ignore[attr-defined]
@@ -88,7 +90,8 @@ def refuse_reads_outside(workspace: Workspace, manager: object, *, private: bool
         raise InvalidInput(
             f"sources read {len(outside)} file(s) outside the workspace", argument="include"
         )
-    if private and any(workspace.is_private(path) for path in paths):
+    named = {Path(p).resolve() for p in listed}
+    if private and any(workspace.is_private(path) for path in paths if path not in named):
         raise InvalidInput(
             "design sources read a file in the workspace's private state folder",
             argument="include",

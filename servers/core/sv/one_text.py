@@ -250,7 +250,7 @@ def preprocess(
     pre.additionalIncludePaths = [str(workspace.root), *(str(p) for p in include_dirs)]
     manager = pyslang.SourceManager()
     tree = SyntaxTree.fromFiles([str(p) for p in design], manager, Bag([pre]))
-    refuse_reads_outside(workspace, manager, private=True)
+    refuse_reads_outside(workspace, manager, private=True, listed=design)
     result = DesignText(text="")
     places = _Places(workspace, manager)
     engine = DiagnosticEngine(manager)
