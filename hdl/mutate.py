@@ -17,7 +17,8 @@ from campaigns.runner import CampaignRun
 from campaigns.summary import Summary, table
 from campaigns.task import Outcome, Task
 from hdl.campaign import PROBES, case_names
-from hdl.mutations import CASE_FOR, MUTATIONS, VERILATOR_MUTANTS
+from hdl.harq_seq import sequence_block, sequence_case
+from hdl.mutations import CASE_FOR, MUTATIONS, SEQUENCE_CASE, VERILATOR_MUTANTS
 from hdl.registry import REPO, load_registry
 from hdl.sim import SimulatorName, VectorSet, repo_workspace, run_case, simulator
 from servers.core.models import Status
@@ -65,7 +66,11 @@ def mutant_task(block: str, label: str) -> Outcome:
         copy.write_text(text.replace(original, mutated))
         copy.chmod(0o644)
         design = [ws.relative(copy) if f == path else f for f in spec.rtl]
-        (vc,) = vectors.generate(spec, only=[case])
+        if case == SEQUENCE_CASE:
+            spec = sequence_block(load_registry())
+            vc, _ = sequence_case(vectors)
+        else:
+            (vc,) = vectors.generate(spec, only=[case])
         sim = simulator(ws, sim_for(block))
         res = asyncio.run(run_case(sim, spec, vc, design=design))
     finally:

@@ -144,10 +144,10 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "rate_dematcher",
-        "one soft buffer for every code block (buf_i ignored)",
+        "one soft buffer for every code block (off_i ignored)",
         "hdl/rtl/rate_dematcher.sv",
-        "base_r <= MEM_W'(buf_w) * BUF_STRIDE;",
-        "base_r <= '0;",
+        "base_r <= MEM_W'(proc_w) * PROC_STRIDE + MEM_W'(off_i);",
+        "base_r <= MEM_W'(proc_w) * PROC_STRIDE;",
     ),
     (
         "resource_demapper",
@@ -370,15 +370,36 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
         "pdsch_rx_backend",
         "HARQ retransmission not combined in the back end",
         "hdl/rtl/pdsch_rx_backend.sv",
-        ".combine_i(combine_i),",
+        ".combine_i(combine_w),",
         ".combine_i(1'b0),",
     ),
     (
+        "pdsch_rx_backend",
+        "filler d1 lane not forced to a strong zero",
+        "hdl/rtl/pdsch_rx_backend.sv",
+        "{d_data_w[2*LLR_W+:LLR_W], LLR_STRONG_ZERO, LLR_STRONG_ZERO}",
+        "{d_data_w[2*LLR_W+:LLR_W], d_data_w[LLR_W+:LLR_W], LLR_STRONG_ZERO}",
+    ),
+    (
+        "pdsch_rx_backend",
+        "every HARQ process shares process 0's soft buffers",
+        "hdl/rtl/pdsch_rx_backend.sv",
+        ".proc_i(harq_id_i),",
+        ".proc_i(3'd0),",
+    ),
+    (
+        "pdsch_rx_backend",
+        "NDI ignored: new data on a used process is combined",
+        "hdl/rtl/pdsch_rx_backend.sv",
+        "assign retx_w = used_r[harq_id_i] && (ndi_r[harq_id_i] == ndi_i);",
+        "assign retx_w = used_r[harq_id_i];",
+    ),
+    (
         "lte_baseband_top",
-        "combine bit not passed to the back end",
-        "hdl/rtl/lte_baseband_top.sv",
-        ".combine_i(combine_w),",
-        ".combine_i(1'b0),",
+        "NDI read from the rv field",
+        "hdl/rtl/lte_rx_config.sv",
+        "assign ndi_o = word0_r[28];",
+        "assign ndi_o = word0_r[18];",
     ),
     (
         "lte_baseband_top",
@@ -400,7 +421,14 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
 # and over a minute per broken pdsch_rx_backend run (8 turbo iterations once the CRC fails).
 VERILATOR_MUTANTS = {"lte_baseband_top", "pdsch_rx_backend"}
 # Mutants that only a particular case can show (the others run on the block's last case).
+# SEQUENCE_CASE is the back end's multi-subframe HARQ case (hdl/harq_seq.py, its own
+# testbench): only a sequence of processes and NDIs shows the HARQ entity's bugs.
+SEQUENCE_CASE = "harq_seq12"
 CASE_FOR = {
     "HARQ retransmission not combined in the back end": "harq_16qam_rv2",
-    "combine bit not passed to the back end": "harq_r2_rv2",
+    # A failing decode's bytes show every soft value; this case's first transmission fails.
+    "filler d1 lane not forced to a strong zero": "harq_16qam_rv2",
+    "every HARQ process shares process 0's soft buffers": SEQUENCE_CASE,
+    "NDI ignored: new data on a used process is combined": SEQUENCE_CASE,
+    "NDI read from the rv field": "harq_r2_rv2",
 }

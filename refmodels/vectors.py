@@ -546,11 +546,12 @@ def top_config_words(
     plan: DlSchPlan,
     max_iters: int,
     method: str = "zf",
-    combine: bool = False,
+    ndi: int = 0,
+    harq_id: int = 0,
 ) -> np.ndarray:
     """Register words of lte_baseband_top for one subframe (TS 36.211 7.2, TS 36.212 5.1.2,
-    5.1.3.2.3, 5.1.4.1.2): word 0 = {HARQ combine, MMSE, C, max_iter, rv, modulation, CFI,
-    subframe, cell},
+    5.1.3.2.3, 5.1.4.1.2, TS 36.321 5.3.2): word 0 = {HARQ process, NDI, MMSE, C, max_iter, rv,
+    modulation, CFI, subframe, cell},
     word 1 = {TBS, RNTI}, words 2-3 = RB bitmap, then K/F, E, N_cb, {f2, f1} per code block."""
     from refmodels.qpp_table import qpp_params
 
@@ -564,7 +565,8 @@ def top_config_words(
         | max_iters << 19
         | plan.seg.C << 23
         | int(method == "mmse") << 27
-        | int(combine) << 28,
+        | (ndi & 1) << 28
+        | harq_id << 29,
         cell.n_rnti | tbs << 16,
     ]
     mask = sum(1 << int(rb) for rb in prbs)
@@ -677,7 +679,8 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
         second = _receive_subframe(cell2, prbs, mod, f2, channel, rng)
         combined = dematch_blocks(second.llr, plan2, fixed=True, combine_with=soft)
         res = decode_soft_blocks(combined, plan2, fixed=True, max_iters=max_iters)
-        cfg2 = top_config_words(cell2, prbs, qm, tbs, plan2, max_iters, method, combine=True)
+        # The same HARQ process and NDI as the first transmission: a retransmission.
+        cfg2 = top_config_words(cell2, prbs, qm, tbs, plan2, max_iters, method)
         tb1_out = np.packbits(np.array(res1.tb_bits, np.uint8))
         files = [
             _iq_file("iq2", second, "the retransmission's subframe"),

@@ -93,6 +93,15 @@ package lte_baseband_pkg;
   // Code blocks per transport block: a Cat-1 TB (<= 10296 bits) segments into at most two
   // (TS 36.306 4.1, TS 36.212 5.1.2); the receiver's configuration registers hold this many.
   localparam int CB_MAX = 2;
+  // Downlink HARQ processes of an FDD UE (TS 36.213 7, TS 36.321 5.3.2) and the soft-buffer
+  // words one process holds per soft d stream: the largest sum of K_r + 4 over the code blocks
+  // of a Cat-1 transport block (refmodels/harq.py soft_words_per_process; 2 x (5184 + 4)).
+  // 8 processes x 3 streams x HARQ_PROC_DEPTH LLRs = 249024 soft bits of the 250368 a Cat-1 UE
+  // has (TS 36.306 Table 4.1-1), at LLR_W bits each.
+  localparam int HARQ_PROC = 8;
+  localparam int HARQ_ID_W = 3;
+  localparam int HARQ_PROC_DEPTH = 10376;
+  localparam int HARQ_SOFT_BITS = HARQ_PROC * 3 * HARQ_PROC_DEPTH * LLR_W;  // 1992192
 
   // Contiguous (type-2 localised) PDSCH allocation of one subframe.
   typedef struct packed {

@@ -59,7 +59,8 @@ module lte_baseband_top #(
   logic [3:0] max_iter_w;
   logic [3:0] n_cb_w;
   logic mmse_w;
-  logic combine_w;
+  logic ndi_w;
+  logic [HARQ_ID_W-1:0] harq_id_w;
   logic [RNTI_W-1:0] rnti_w;
   logic [15:0] tbs_w;
   logic [N_RB_DL_MAX-1:0] rb_mask_w;
@@ -84,7 +85,8 @@ module lte_baseband_top #(
       .max_iter_o(max_iter_w),
       .n_cb_o(n_cb_w),
       .mmse_o(mmse_w),
-      .combine_o(combine_w),
+      .ndi_o(ndi_w),
+      .harq_id_o(harq_id_w),
       .rnti_o(rnti_w),
       .tbs_o(tbs_w),
       .rb_mask_o(rb_mask_w),
@@ -252,7 +254,8 @@ module lte_baseband_top #(
       .rnti_i(rnti_w),
       .modulation_i(modulation_w),
       .rv_i(rv_w),
-      .combine_i(combine_w),
+      .ndi_i(ndi_w),
+      .harq_id_i(harq_id_w),
       .max_iter_i(max_iter_w),
       .n_cb_i(n_cb_w),
       .tbs_i(tbs_w),

@@ -8,8 +8,9 @@
 // Word map (refmodels/vectors.py top_config_words writes the same layout):
 //   0: [8:0] N_ID^cell, [12:9] subframe, [14:13] CFI, [16:15] modulation_e, [18:17] rv,
 //      [22:19] turbo iterations, [26:23] C (code blocks, 1..CB_MAX), [27] equaliser
-//      (0 = ZF, 1 = MMSE), [28] HARQ combine (a retransmission of the previous transport block:
-//      its code blocks combine into the soft buffers the last one left, TS 36.321 5.3.2.2)
+//      (0 = ZF, 1 = MMSE), [28] new data indicator, [31:29] HARQ process number (both as
+//      the DCI carries them: the same NDI as the process's last transmission marks a
+//      retransmission, which combines into its soft buffers, TS 36.321 5.3.2.2)
 //   1: [15:0] n_RNTI, [31:16] TBS in bits
 //   2: RB bitmap [31:0]   3: RB bitmap [49:32]
 //   4 + 4r: [12:0] K_r, [18:13] F_r      5 + 4r: [16:0] E_r
@@ -29,7 +30,8 @@ module lte_rx_config (
     output logic [                              3:0] max_iter_o,
     output logic [                              3:0] n_cb_o,
     output logic                                     mmse_o,
-    output logic                                     combine_o,
+    output logic                                     ndi_o,
+    output logic [  lte_baseband_pkg::HARQ_ID_W-1:0] harq_id_o,
     output logic [     lte_baseband_pkg::RNTI_W-1:0] rnti_o,
     output logic [                             15:0] tbs_o,
     output logic [lte_baseband_pkg::N_RB_DL_MAX-1:0] rb_mask_o,
@@ -42,7 +44,7 @@ module lte_rx_config (
 );
   import lte_baseband_pkg::*;
 
-  logic [28:0] word0_r;  // bits 31:29 of word 0 are reserved
+  logic [31:0] word0_r;
   logic [31:0] word1_r;
   logic [N_RB_DL_MAX-1:0] rb_mask_r;
   logic [CB_MAX*13-1:0] k_r;
@@ -64,7 +66,7 @@ module lte_rx_config (
       f1_r <= '0;
       f2_r <= '0;
     end else if (cfg_we_i) begin
-      if (cfg_addr_i == 4'd0) word0_r <= cfg_wdata_i[28:0];
+      if (cfg_addr_i == 4'd0) word0_r <= cfg_wdata_i;
       if (cfg_addr_i == 4'd1) word1_r <= cfg_wdata_i;
       if (cfg_addr_i == 4'd2) rb_mask_r[31:0] <= cfg_wdata_i;
       if (cfg_addr_i == 4'd3) rb_mask_r[N_RB_DL_MAX-1:32] <= cfg_wdata_i[N_RB_DL_MAX-33:0];
@@ -91,7 +93,8 @@ module lte_rx_config (
   assign max_iter_o = word0_r[22:19];
   assign n_cb_o = word0_r[26:23];
   assign mmse_o = word0_r[27];
-  assign combine_o = word0_r[28];
+  assign ndi_o = word0_r[28];
+  assign harq_id_o = word0_r[31:29];
   assign rnti_o = word1_r[15:0];
   assign tbs_o = word1_r[31:16];
   assign rb_mask_o = rb_mask_r;

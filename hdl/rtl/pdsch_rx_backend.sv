@@ -9,15 +9,18 @@
 //     -> [{d2[k], d1[k], d0[k]} per beat; filler d0/d1 = -127] -> turbo_decoder
 //     -> dl_sch_processor (desegmentation, CRC-24A, bytes MSB first)
 //
-// Memories: the rate dematcher's soft buffers (one per code block of a transport block,
-// CB_MAX x 3 (MAX_K + 4) LLRs, 2 x 147 kbit) and the turbo decoder's (K LLRs x 3 streams,
+// Memories: the rate dematcher's HARQ soft buffers (HARQ_PROC processes x 3 streams x
+// HARQ_PROC_DEPTH LLRs, HARQ_SOFT_BITS = 1992192 bits in three RAMs) and the turbo decoder's (K LLRs x 3 streams,
 // extrinsic, APP and state metrics, about 1 Mbit at K = 6144); code block r + 1 is
 // rate-dematched while block r is turbo-decoded. Nothing else is buffered: bytes leave as the
 // hard decisions do (the last one waits for the CRC-24A verdict).
 //
-// HARQ (TS 36.321 5.3.2.2): with combine_i set, a retransmission of the previous transport
-// block (any rv), each code block r is combined into soft buffer r as the last transmission
-// left it; with combine_i clear the buffers start afresh (new data).
+// HARQ (TS 36.321 5.3.2.1, 5.3.2.2): harq_id_i selects one of HARQ_PROC processes, each with
+// its own soft buffers (code block r at word sum of K_r' + 4 over r' < r). A process that has
+// not received since reset, or whose ndi_i differs from its last transmission's, takes new
+// data: its buffers start afresh; the same NDI marks a retransmission (any rv), combined into
+// the buffers as the last transmission left them. The NDI is compared, and the process's
+// remembered, when the transport block's first LLR enters the rate dematcher.
 //
 // In:  one equalised PDSCH symbol {I, Q} (EQ_OUT) per beat with its 1/N0 (LLR_SCALE) in
 //      tuser, in mapping order; tlast on the subframe's last PDSCH symbol.
@@ -34,7 +37,8 @@ module pdsch_rx_backend #(
     input  logic [     lte_baseband_pkg::RNTI_W-1:0] rnti_i,
     input  logic [                              1:0] modulation_i,
     input  logic [                              1:0] rv_i,
-    input  logic                                     combine_i,
+    input  logic                                     ndi_i,
+    input  logic [  lte_baseband_pkg::HARQ_ID_W-1:0] harq_id_i,
     input  logic [                              3:0] max_iter_i,
     input  logic [                              3:0] n_cb_i,
     input  logic [                             15:0] tbs_i,
@@ -58,6 +62,9 @@ module pdsch_rx_backend #(
   import lte_baseband_pkg::*;
 
   localparam int CB_W = (CB_MAX > 1) ? $clog2(CB_MAX) : 1;
+  // A process's soft-buffer words per stream: Cat-1's, or less where MAX_K is cut down.
+  localparam int SOFT_DEPTH = (CB_MAX * (MAX_K + 4) < HARQ_PROC_DEPTH) ?
+      CB_MAX * (MAX_K + 4) : HARQ_PROC_DEPTH;
 
   localparam logic signed [LLR_W-1:0] LLR_STRONG_ZERO = LLR_W'(-LLR_MAX);
 
@@ -143,11 +150,39 @@ module pdsch_rx_backend #(
     end
   end
 
+  // ---------------------------------------------------------------- HARQ (TS 36.321 5.3.2)
+  logic [HARQ_PROC-1:0] used_r;  // the process holds a transport block
+  logic [HARQ_PROC-1:0] ndi_r;  // its NDI
+  logic retx_r;  // the transport block in flight is a retransmission
+  logic tb_first_w;  // the codeword's first LLR is at the rate dematcher's input
+  logic retx_w;
+  logic combine_w;
+  logic [13:0] cb_off_w;  // code block's first word in its process's soft buffer
+
+  assign tb_first_w = (cb_in_r == '0) && (e_cnt_r == '0);
+  assign retx_w = used_r[harq_id_i] && (ndi_r[harq_id_i] == ndi_i);
+  assign combine_w = tb_first_w ? retx_w : retx_r;
+  assign cb_off_w = (cb_in_r == '0) ? 14'd0 : 14'(cb_k_i[12:0]) + 14'd4;
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      used_r <= '0;
+      ndi_r <= '0;
+      retx_r <= 1'b0;
+    end else if (cw_fire_w && tb_first_w) begin
+      used_r[harq_id_i] <= 1'b1;
+      ndi_r[harq_id_i] <= ndi_i;
+      retx_r <= retx_w;
+    end
+  end
+
   logic [3*LLR_W-1:0] d_data_w;  // {d2[k], d1[k], d0[k]}
   logic d_valid_w, d_ready_w, d_last_w;
 
   rate_dematcher #(
-      .MAX_K(MAX_K)
+      .MAX_K(MAX_K),
+      .N_PROC(HARQ_PROC),
+      .PROC_DEPTH(SOFT_DEPTH)
   ) u_rdm (
       .clk(clk),
       .rst_n(rst_n),
@@ -155,8 +190,9 @@ module pdsch_rx_backend #(
       .f_i(in_f_w),
       .rv_i(rv_i),
       .ncb_i(in_ncb_w),
-      .combine_i(combine_i),
-      .buf_i(2'(cb_in_r)),
+      .combine_i(combine_w),
+      .proc_i(harq_id_i),
+      .off_i(cb_off_w),
       .s_axis_tdata_i(cw_data_w),
       .s_axis_tvalid_i(cw_valid_w),
       .s_axis_tready_o(cw_ready_w),

@@ -8,19 +8,25 @@
 // LLR. Each received LLR is added, saturating to +-127, into the soft buffer at its d address,
 // so repeated bits combine. With combine_i = 0 the buffer is cleared first (new transmission);
 // with 1 it keeps the previous transmission's soft bits (HARQ combining, TS 36.321 5.3.2.2).
-// N_BUF soft buffers, one per code block of a transport block (buf_i = r), so that every code
-// block of a retransmitted transport block combines with its own first transmission. The soft
-// buffers are three memories, one per stream d(0), d(1), d(2) (as three SRAM banks would be):
-// a received LLR reads and writes the one its position belongs to, the clear and the output
-// read one word of each per cycle.
+// N_PROC soft buffers of PROC_DEPTH words per stream, one per HARQ process (proc_i); code block
+// r of a transport block sits at word off_i = sum of K_r' + 4 over r' < r of its process's
+// buffer, so that every code block of a retransmitted transport block combines with its own
+// first transmission. The soft buffers are three RAMs (soft_buffer_ram), one per stream d(0),
+// d(1), d(2), as three SRAM banks would be: N_PROC x PROC_DEPTH x LLR_W bits each
+// (the back end's: HARQ_SOFT_BITS of the package). A received LLR reads the word its position belongs to (registered read)
+// and writes the sum back a cycle later; two successive LLRs never share a position (the walk
+// revisits one only after N_cb positions), and the output waits a cycle for the last write.
+// The clear and the output read one word of each per cycle.
 //
-// In:  E LLRs of one code block, tlast on the last; k_i, f_i, rv_i, ncb_i, combine_i, buf_i
-//      are taken with the first LLR and must hold until it is accepted.
+// In:  E LLRs of one code block, tlast on the last; k_i, f_i, rv_i, ncb_i, combine_i, proc_i,
+//      off_i are taken with the first LLR and must hold until it is accepted.
 // Out: the soft d stream, {d2[k], d1[k], d0[k]} (3 LLRs, d0 in the low byte) per beat for
 //      k = 0..K+3, tlast on the last of the K + 4 beats.
 module rate_dematcher #(
-    parameter int MAX_K = 6144,  // largest code block (soft buffer depth 3 x (MAX_K + 4))
-    parameter int N_BUF = lte_baseband_pkg::CB_MAX  // soft buffers (1..4)
+    parameter int MAX_K = 6144,  // largest code block
+    parameter int N_PROC = 1,  // HARQ processes (soft buffers), 1..8
+    // Words per stream of one process's buffer: every code block of its transport block.
+    parameter int PROC_DEPTH = lte_baseband_pkg::CB_MAX * (MAX_K + 4)
 ) (
     input  logic                                 clk,
     input  logic                                 rst_n,
@@ -29,7 +35,8 @@ module rate_dematcher #(
     input  logic [                          1:0] rv_i,
     input  logic [                         14:0] ncb_i,
     input  logic                                 combine_i,
-    input  logic [                          1:0] buf_i,
+    input  logic [                          2:0] proc_i,
+    input  logic [                         13:0] off_i,
     input  logic [  lte_baseband_pkg::LLR_W-1:0] s_axis_tdata_i,
     input  logic                                 s_axis_tvalid_i,
     output logic                                 s_axis_tready_o,
@@ -41,11 +48,11 @@ module rate_dematcher #(
 );
   import lte_baseband_pkg::*;
 
-  localparam int DEPTH = MAX_K + 4;  // words of one stream of one soft buffer
   localparam int ADDR_W = 13;  // K + 4 < 2^13 for every K up to 6144
-  localparam int MEM_W = $clog2(N_BUF * DEPTH);  // address in a stream's soft-buffer memory
-  localparam logic [MEM_W-1:0] BUF_STRIDE = MEM_W'($unsigned(DEPTH));
-  localparam logic [2:0] LAST_BUF = 3'($unsigned(N_BUF - 1));
+  localparam int MEM_DEPTH = N_PROC * PROC_DEPTH;  // words of a stream's soft-buffer RAM
+  localparam int MEM_W = $clog2(MEM_DEPTH);  // address in a stream's soft-buffer RAM
+  localparam logic [MEM_W-1:0] PROC_STRIDE = MEM_W'($unsigned(PROC_DEPTH));
+  localparam logic [2:0] LAST_PROC = 3'($unsigned(N_PROC - 1));
   localparam logic signed [LLR_W:0] SUM_MAX = (LLR_W + 1)'(LLR_MAX);
   localparam logic signed [LLR_W:0] SUM_MIN = -SUM_MAX;
 
@@ -55,7 +62,8 @@ module rate_dematcher #(
     ST_START = 3'd2,
     ST_CLEAR = 3'd3,
     ST_RUN   = 3'd4,
-    ST_OUT   = 3'd5
+    ST_OUT   = 3'd5,
+    ST_DRAIN = 3'd6
   } state_e;
 
   // Inter-column permutation pattern of TS 36.212 Table 5.1.4-1.
@@ -94,22 +102,28 @@ module rate_dematcher #(
   logic [ADDR_W-1:0] clr_addr_r;
   logic [ADDR_W-1:0] rd_addr_r;
 
-  // Soft buffers: one large memory per stream, exempt from reset (cleared by ST_CLEAR before
-  // use).
-  logic [LLR_W-1:0] d0_mem_r[N_BUF * DEPTH];
-  logic [LLR_W-1:0] d1_mem_r[N_BUF * DEPTH];
-  logic [LLR_W-1:0] d2_mem_r[N_BUF * DEPTH];
+  // Soft buffers: one RAM per stream (cleared by ST_CLEAR before new data).
+  logic [LLR_W-1:0] rdata_w[3];
+  logic [2:0] we_w;
+  logic [MEM_W-1:0] waddr_w;
+  logic [LLR_W-1:0] wdata_w;
+  logic re_w;
+  logic [MEM_W-1:0] raddr_w;
   logic [LLR_W-1:0] old_w;  // the soft bit a received LLR combines with
   logic [MEM_W-1:0] mem_addr_w;
   logic [MEM_W-1:0] clr_mem_w;
   logic [MEM_W-1:0] rd_mem_w;
-  logic [2:0] buf_w;
+  logic [2:0] proc_w;
+  // The accepted LLR whose soft bit is being read: its sum is written back the next cycle.
+  logic wr_pend_r;
+  logic [1:0] wr_stream_r;
+  logic [MEM_W-1:0] wr_addr_r;
+  logic [LLR_W-1:0] wr_llr_r;
 
   logic signed [LLR_W:0] sum_w;
   logic [LLR_W-1:0] sat_w;
   logic in_fire_w;
   logic out_free_w;
-  logic [3*LLR_W-1:0] out_data_r;
   logic out_valid_r;
   logic out_last_r;
 
@@ -131,17 +145,19 @@ module rate_dematcher #(
     addr_w = src_w;  // within the memory of stream_w
   end
 
-  // A buffer index past N_BUF - 1 folds onto the last buffer.
-  assign buf_w = ({1'b0, buf_i} > LAST_BUF) ? LAST_BUF : {1'b0, buf_i};
+  // A process number past N_PROC - 1 folds onto the last process.
+  if (N_PROC >= 8) begin : gen_all_proc
+    assign proc_w = proc_i;
+  end else begin : gen_fold_proc
+    assign proc_w = (proc_i > LAST_PROC) ? LAST_PROC : proc_i;
+  end
   assign mem_addr_w = base_r + MEM_W'(addr_w);
   assign clr_mem_w = base_r + MEM_W'(clr_addr_r);
   assign rd_mem_w = base_r + MEM_W'(rd_addr_r);
   assign in_fire_w = s_axis_tvalid_i && s_axis_tready_o;
   assign s_axis_tready_o = (state_r == ST_RUN) && !null_w;
-  assign old_w = (stream_w == 2'd0) ? d0_mem_r[mem_addr_w] :
-      (stream_w == 2'd1) ? d1_mem_r[mem_addr_w] : d2_mem_r[mem_addr_w];
-  assign sum_w = $signed({old_w[LLR_W-1], old_w}) +
-      $signed({s_axis_tdata_i[LLR_W-1], s_axis_tdata_i});
+  assign old_w = rdata_w[wr_stream_r];
+  assign sum_w = $signed({old_w[LLR_W-1], old_w}) + $signed({wr_llr_r[LLR_W-1], wr_llr_r});
   always_comb begin
     if (sum_w > SUM_MAX) sat_w = SUM_MAX[LLR_W-1:0];
     else if (sum_w < SUM_MIN) sat_w = SUM_MIN[LLR_W-1:0];
@@ -149,15 +165,48 @@ module rate_dematcher #(
   end
   assign out_free_w = !out_valid_r || m_axis_tready_i;
 
+  // One write port: the clear, or the pending sum; one read port: the output, or the soft bit
+  // of the accepted LLR.
+  always_comb begin
+    for (int s = 0; s < 3; s++) begin
+      we_w[s] = (state_r == ST_CLEAR) || (wr_pend_r && (wr_stream_r == 2'(s)));
+    end
+  end
+  assign waddr_w = (state_r == ST_CLEAR) ? clr_mem_w : wr_addr_r;
+  assign wdata_w = (state_r == ST_CLEAR) ? '0 : sat_w;
+  assign re_w = (state_r == ST_OUT) ? out_free_w : in_fire_w;
+  assign raddr_w = (state_r == ST_OUT) ? rd_mem_w : mem_addr_w;
+
+  for (genvar s = 0; s < 3; s++) begin : gen_stream
+    soft_buffer_ram #(
+        .DEPTH(MEM_DEPTH),
+        .WIDTH(LLR_W),
+        .ADDR_W(MEM_W)
+    ) u_ram (
+        .clk(clk),
+        .rst_n(rst_n),
+        .we_i(we_w[s]),
+        .waddr_i(waddr_w),
+        .wdata_i(wdata_w),
+        .re_i(re_w),
+        .raddr_i(raddr_w),
+        .rdata_o(rdata_w[s])
+    );
+  end
+
   always_ff @(posedge clk) begin
-    if (state_r == ST_CLEAR) begin
-      d0_mem_r[clr_mem_w] <= '0;
-      d1_mem_r[clr_mem_w] <= '0;
-      d2_mem_r[clr_mem_w] <= '0;
-    end else if (state_r == ST_RUN && in_fire_w) begin
-      if (stream_w == 2'd0) d0_mem_r[mem_addr_w] <= sat_w;
-      if (stream_w == 2'd1) d1_mem_r[mem_addr_w] <= sat_w;
-      if (stream_w == 2'd2) d2_mem_r[mem_addr_w] <= sat_w;
+    if (!rst_n) begin
+      wr_pend_r <= 1'b0;
+      wr_stream_r <= '0;
+      wr_addr_r <= '0;
+      wr_llr_r <= '0;
+    end else begin
+      wr_pend_r <= in_fire_w;
+      if (in_fire_w) begin
+        wr_stream_r <= stream_w;
+        wr_addr_r <= mem_addr_w;
+        wr_llr_r <= s_axis_tdata_i;
+      end
     end
   end
 
@@ -182,14 +231,14 @@ module rate_dematcher #(
       phase_r <= 1'b0;
       clr_addr_r <= '0;
       rd_addr_r <= '0;
-      out_data_r <= '0;
       out_valid_r <= 1'b0;
       out_last_r <= 1'b0;
     end else begin
       if (out_valid_r && m_axis_tready_i) out_valid_r <= 1'b0;
       case (state_r)
         ST_IDLE: begin
-          if (s_axis_tvalid_i) begin
+          // The RAMs' read words are the output: the last beat leaves before the next block.
+          if (s_axis_tvalid_i && !out_valid_r) begin
             f_r <= f_i;
             rv_r <= rv_i;
             ncb_r <= ncb_i;
@@ -199,7 +248,7 @@ module rate_dematcher #(
             div_rem_r <= ncb_i;
             div_q_r <= '0;
             combine_r <= combine_i;
-            base_r <= MEM_W'(buf_w) * BUF_STRIDE;
+            base_r <= MEM_W'(proc_w) * PROC_STRIDE + MEM_W'(off_i);
             state_r <= ST_DIV;
           end
         end
@@ -263,12 +312,12 @@ module rate_dematcher #(
           end
           if (in_fire_w && s_axis_tlast_i) begin
             rd_addr_r <= '0;
-            state_r <= ST_OUT;
+            state_r <= ST_DRAIN;
           end
         end
+        ST_DRAIN: state_r <= ST_OUT;  // the last LLR's sum is written
         ST_OUT: begin
           if (out_free_w) begin
-            out_data_r <= {d2_mem_r[rd_mem_w], d1_mem_r[rd_mem_w], d0_mem_r[rd_mem_w]};
             out_valid_r <= 1'b1;
             out_last_r <= (rd_addr_r == d_len_r - 1'b1);
             rd_addr_r <= rd_addr_r + 1'b1;
@@ -280,7 +329,7 @@ module rate_dematcher #(
     end
   end
 
-  assign m_axis_tdata_o = out_data_r;
+  assign m_axis_tdata_o = {rdata_w[2], rdata_w[1], rdata_w[0]};
   assign m_axis_tvalid_o = out_valid_r;
   assign m_axis_tlast_o = out_last_r;
 

@@ -55,7 +55,7 @@ module tb_rate_dematcher;
   logic m_tvalid, m_tlast;
   logic retx;  // this pass sends the HARQ retransmission
   logic combine;  // ... combined into the first transmission's buffer
-  logic [1:0] buf_sel;
+  logic buf_sel;
   int e_cur;
   int rv_cur;
   int exp_idx[3];  // stream s of beat out_idx in the stream-major vectors
@@ -70,7 +70,8 @@ module tb_rate_dematcher;
       .rv_i(rv_cur[1:0]),
       .ncb_i(ncb[14:0]),
       .combine_i(combine),
-      .buf_i(buf_sel),
+      .proc_i(3'd0),
+      .off_i(buf_sel ? 14'(6144 + 4) : 14'd0),  // buffer 1 after a K = 6144 block
       .s_axis_tdata_i(s_tdata),
       .s_axis_tvalid_i(s_tvalid),
       .s_axis_tready_o(s_tready),
@@ -85,7 +86,7 @@ module tb_rate_dematcher;
 
   assign retx = (rv2 >= 0) && (pass_no == 2 || pass_no == 3);
   assign combine = (rv2 >= 0) && (pass_no == 3);
-  assign buf_sel = ((rv2 >= 0) && (pass_no == 2 || pass_no == 4)) ? 2'd1 : 2'd0;
+  assign buf_sel = ((rv2 >= 0) && (pass_no == 2 || pass_no == 4));
   assign e_cur = retx ? e2_len : e_len;
   assign rv_cur = retx ? rv2 : rv;
   for (genvar s = 0; s < 3; s++) begin : g_lane

@@ -7,7 +7,7 @@
 // (tb_interval) for bench/hdl_e2e.py.
 // HARQ cases (HARQ=1): pass 1 is the first transmission, checked against its own decode
 // (exp1_byte, CRC1_OK: it may fail); once its last byte is out the retransmission's words
-// (cfg2_words, with the combine bit) are written and pass 2 sends the retransmission, which
+// (cfg2_words: the same HARQ process and NDI) are written and pass 2 sends the retransmission, which
 // must decode through the soft combining. The includer declares harq, crc1_ok, exp1_byte,
 // cfg_sel and holds its input while retx_in && !cfg_sel.
 logic [7:0] exp_now;

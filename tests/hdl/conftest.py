@@ -6,8 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from hdl.harq_seq import sequence_case
 from hdl.registry import Registry, load_registry
 from hdl.sim import VectorCase, VectorSet, repo_workspace
+from refmodels.harq_sequence import SequenceVectors
 from servers.core.workspace import Workspace
 
 
@@ -27,6 +29,16 @@ def vector_cases(workspace: Workspace, registry: Registry) -> Iterator[dict[str,
     vs = VectorSet(workspace, "tests")
     try:
         yield {b.name: vs.generate(b) for b in registry.verified()}
+    finally:
+        vs.close()
+
+
+@pytest.fixture(scope="session")
+def harq_sequence(workspace: Workspace) -> Iterator[tuple[VectorCase, SequenceVectors]]:
+    """The back end's multi-subframe HARQ case (hdl/harq_seq.py), generated once."""
+    vs = VectorSet(workspace, "harq-seq")
+    try:
+        yield sequence_case(vs)
     finally:
         vs.close()
 

@@ -145,8 +145,8 @@ async def test_harq_retransmission_is_combined(
     result = await run_case(sim, block, case, timeout_s=900)
     assert result.status == Status.PASS, (result.summary, result.first_mismatch)
     assert result.samples == 2 * params["n_bytes"]
-    # The same retransmission into cleared soft buffers: the combine bit off.
-    alone = _with_word(case, "stimulus_config2.hex", 0, lambda w: w & ~(1 << 28))
+    # The same retransmission into cleared soft buffers: its NDI toggled, so it is new data.
+    alone = _with_word(case, "stimulus_config2.hex", 0, lambda w: w ^ (1 << 28))
     failed = await run_case(sim, block, alone, timeout_s=900)
     assert failed.status == Status.SIM_FAIL, failed.summary
     assert failed.first_mismatch is not None

@@ -54,3 +54,17 @@ def test_qam_levels_and_shift_match_refmodels() -> None:
     params = _localparams()
     shift = 2 * params["EQ_OUT_FRAC"] + params["LLR_SCALE_FRAC"] - params["LLR_FRAC"]
     assert shift == FIXED_SHIFT
+
+
+def test_harq_soft_buffers_match_refmodels() -> None:
+    from refmodels.harq import soft_words_per_process
+    from refmodels.ue_category import CAT1
+
+    params = _localparams()
+    assert params["HARQ_PROC"] == CAT1.harq_processes
+    assert params["HARQ_PROC_DEPTH"] == soft_words_per_process(CAT1)
+    assert 1 << params["HARQ_ID_W"] == CAT1.harq_processes
+    bits = CAT1.harq_processes * 3 * soft_words_per_process(CAT1) * params["LLR_W"]
+    assert f"HARQ_SOFT_BITS = HARQ_PROC * 3 * HARQ_PROC_DEPTH * LLR_W;  // {bits}" in (
+        _package_text()
+    )

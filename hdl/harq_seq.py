@@ -1,0 +1,51 @@
+"""The back end's multi-subframe HARQ case: a seeded sequence of subframes
+(``refmodels.harq_sequence``) run by its own testbench, ``tb_pdsch_rx_seq``, on
+``pdsch_rx_backend``'s design files; the mutants of the HARQ entity run on it too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hdl.mutations import SEQUENCE_CASE
+from hdl.registry import Block, Registry
+from hdl.sim import VectorCase, VectorSet
+from refmodels.harq_sequence import SequenceVectors, write_sequence
+
+SEQ_TESTBENCH = "hdl/tb/tb_pdsch_rx_seq.sv"
+SEQ_TB_TOP = "tb_pdsch_rx_seq"
+SEQ_SEED = 19
+SEQ_SUBFRAMES = 12
+
+
+def sequence_block(registry: Registry) -> Block:
+    """pdsch_rx_backend with the sequence testbench in place of its own (no trace streams:
+    the sequence testbench checks every byte itself)."""
+    backend = registry.block("pdsch_rx_backend")
+    verification = backend.verification
+    assert verification is not None
+    return backend.model_copy(
+        update={
+            "verification": verification.model_copy(
+                update={"testbench": [SEQ_TESTBENCH], "top": SEQ_TB_TOP}
+            ),
+            "trace": None,
+        }
+    )
+
+
+def sequence_case(
+    vectors: VectorSet, seed: int = SEQ_SEED, n_subframes: int = SEQ_SUBFRAMES
+) -> tuple[VectorCase, SequenceVectors]:
+    """Write the sequence's vectors into ``vectors`` and describe the case."""
+    out = vectors.root / "pdsch_rx_backend" / SEQUENCE_CASE
+    seq = write_sequence(out, seed, n_subframes)
+    for p in (out.parent, out):
+        p.chmod(0o755)
+    where = Path(out).resolve()
+    case = VectorCase(
+        block="pdsch_rx_backend",
+        case=SEQUENCE_CASE,
+        directory=str(where),
+        plusargs=seq.plusargs(where),
+    )
+    return case, seq
