@@ -14,7 +14,7 @@ from refmodels.harq_sequence import SequenceVectors, write_sequence
 SEQ_TESTBENCH = "hdl/tb/tb_pdsch_rx_seq.sv"
 SEQ_TB_TOP = "tb_pdsch_rx_seq"
 SEQ_SEED = 19
-SEQ_SUBFRAMES = 12
+SEQ_SUBFRAMES = 10
 
 
 def sequence_block(registry: Registry) -> Block:

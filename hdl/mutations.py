@@ -375,10 +375,10 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "pdsch_rx_backend",
-        "filler d1 lane not forced to a strong zero",
+        "filler lanes forced over 2F beats instead of F",
         "hdl/rtl/pdsch_rx_backend.sv",
-        "{d_data_w[2*LLR_W+:LLR_W], LLR_STRONG_ZERO, LLR_STRONG_ZERO}",
-        "{d_data_w[2*LLR_W+:LLR_W], d_data_w[LLR_W+:LLR_W], LLR_STRONG_ZERO}",
+        "assign filler_w = (d_cnt_r < {7'd0, d_f_w});",
+        "assign filler_w = (d_cnt_r < {6'd0, d_f_w, 1'b0});",
     ),
     (
         "pdsch_rx_backend",
@@ -423,11 +423,12 @@ VERILATOR_MUTANTS = {"lte_baseband_top", "pdsch_rx_backend"}
 # Mutants that only a particular case can show (the others run on the block's last case).
 # SEQUENCE_CASE is the back end's multi-subframe HARQ case (hdl/harq_seq.py, its own
 # testbench): only a sequence of processes and NDIs shows the HARQ entity's bugs.
-SEQUENCE_CASE = "harq_seq12"
+SEQUENCE_CASE = "harq_seq10"
 CASE_FOR = {
     "HARQ retransmission not combined in the back end": "harq_16qam_rv2",
-    # A failing decode's bytes show every soft value; this case's first transmission fails.
-    "filler d1 lane not forced to a strong zero": "harq_16qam_rv2",
+    # The back end's cases with filler bits (F = 24); the d1 lane alone forced or not leaves
+    # every decode (passing or failing) of these cases unchanged, so no mutant covers it.
+    "filler lanes forced over 2F beats instead of F": "small_16qam_filler",
     "every HARQ process shares process 0's soft buffers": SEQUENCE_CASE,
     "NDI ignored: new data on a used process is combined": SEQUENCE_CASE,
     "NDI read from the rv field": "harq_r2_rv2",

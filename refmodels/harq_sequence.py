@@ -71,7 +71,7 @@ def schedule(
     seed: int,
     n_subframes: int = 12,
     max_prb: int = 6,
-    max_tbs: int = 1032,
+    max_tbs: int = 520,  # keeps the Icarus run of the sequence within minutes
     n_retx_processes: int = 3,
 ) -> list[SubframeDci]:
     """Draw the DCIs of ``n_subframes`` subframes: new transport blocks on random processes
