@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hdl.mutations import SEQUENCE_CASE
-from hdl.registry import Block, Registry
-from hdl.sim import VectorCase, VectorSet
-from refmodels.harq_sequence import SequenceVectors, write_sequence
+from silicon_agent.hdl.mutations import SEQUENCE_CASE
+from silicon_agent.hdl.registry import Block, Registry
+from silicon_agent.hdl.sim import VectorCase, VectorSet
+from silicon_agent.refmodels.harq_sequence import SequenceVectors, write_sequence
 
 SEQ_TESTBENCH = "hdl/tb/tb_pdsch_rx_seq.sv"
 SEQ_TB_TOP = "tb_pdsch_rx_seq"

@@ -14,11 +14,11 @@ from functools import cache
 import numpy as np
 from pydantic import BaseModel
 
-from refmodels.dl_sch_encoder import DlSchPlan
-from refmodels.dl_sch_processor import DlSchResult, decode_soft_blocks, dematch_blocks
-from refmodels.segmentation import segmentation_params
-from refmodels.tbs import table
-from refmodels.ue_category import CAT1, CapabilityError, UeCategory, check_soft_bits
+from silicon_agent.refmodels.dl_sch_encoder import DlSchPlan
+from silicon_agent.refmodels.dl_sch_processor import DlSchResult, decode_soft_blocks, dematch_blocks
+from silicon_agent.refmodels.segmentation import segmentation_params
+from silicon_agent.refmodels.tbs import table
+from silicon_agent.refmodels.ue_category import CAT1, CapabilityError, UeCategory, check_soft_bits
 
 
 def tb_soft_words(tbs: int) -> int:

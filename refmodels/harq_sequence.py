@@ -11,18 +11,18 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel
 
-from refmodels.cell_config import CellConfig
-from refmodels.descrambler import descramble
-from refmodels.dl_sch_encoder import DlSchPlan, encode_dl_sch
-from refmodels.fixed_point import EQ_OUT, NOISE_SCALE, quantise
-from refmodels.harq import HarqEntity
-from refmodels.hexio import pack_iq, write_hex
-from refmodels.modulation import modulate, modulation_for_qm
-from refmodels.qam_demodulator import demodulate_fixed
-from refmodels.resource_grid import pdsch_capacity
-from refmodels.scrambling import pdsch_c_init, scramble
-from refmodels.tbs import mcs_entry, tbs_for_mcs
-from refmodels.ue_category import CAT1
+from silicon_agent.refmodels.cell_config import CellConfig
+from silicon_agent.refmodels.descrambler import descramble
+from silicon_agent.refmodels.dl_sch_encoder import DlSchPlan, encode_dl_sch
+from silicon_agent.refmodels.fixed_point import EQ_OUT, NOISE_SCALE, quantise
+from silicon_agent.refmodels.harq import HarqEntity
+from silicon_agent.refmodels.hexio import pack_iq, write_hex
+from silicon_agent.refmodels.modulation import modulate, modulation_for_qm
+from silicon_agent.refmodels.qam_demodulator import demodulate_fixed
+from silicon_agent.refmodels.resource_grid import pdsch_capacity
+from silicon_agent.refmodels.scrambling import pdsch_c_init, scramble
+from silicon_agent.refmodels.tbs import mcs_entry, tbs_for_mcs
+from silicon_agent.refmodels.ue_category import CAT1
 
 # Retransmissions cycle through the redundancy versions in the order of TS 36.321 5.3.2.2 (the
 # scheduler's usual 0, 2, 3, 1).
@@ -202,7 +202,7 @@ def write_sequence(
     """Write the sequence's vectors for tb_pdsch_rx_seq under ``out``: per subframe the
     lte_rx_config words (CFG_WORDS, zero-padded), its equalised symbols and 1/N0, its expected
     transport-block bytes and CRC verdict (refmodels.vectors.top_config_words layout)."""
-    from refmodels.vectors import top_config_words
+    from silicon_agent.refmodels.vectors import top_config_words
 
     dcis = schedule(seed, n_subframes)
     subframes = receive_sequence(dcis, seed, max_iters=max_iters)

@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from hdl.harq_seq import sequence_case
-from hdl.registry import Registry, load_registry
-from hdl.sim import VectorCase, VectorSet, repo_workspace
-from refmodels.harq_sequence import SequenceVectors
-from servers.core.workspace import Workspace
+from silicon_agent.hdl.harq_seq import sequence_case
+from silicon_agent.hdl.registry import Registry, load_registry
+from silicon_agent.hdl.sim import VectorCase, VectorSet, repo_workspace
+from silicon_agent.refmodels.harq_sequence import SequenceVectors
+from silicon_agent.servers.core.workspace import Workspace
 
 
 @pytest.fixture(scope="session")

@@ -8,13 +8,13 @@ import time
 
 import pytest
 
-from hdl.harq_seq import sequence_block
-from hdl.registry import Registry
-from hdl.sim import VectorCase, run_case, simulator
-from refmodels.harq_sequence import SequenceVectors
-from refmodels.tbs import tbs_for_mcs
-from servers.core.models import Status
-from servers.core.workspace import Workspace
+from silicon_agent.hdl.harq_seq import sequence_block
+from silicon_agent.hdl.registry import Registry
+from silicon_agent.hdl.sim import VectorCase, run_case, simulator
+from silicon_agent.refmodels.harq_sequence import SequenceVectors
+from silicon_agent.refmodels.tbs import tbs_for_mcs
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import Workspace
 
 pytestmark = pytest.mark.anyio
 

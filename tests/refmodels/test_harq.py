@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from refmodels.dl_sch_encoder import encode_dl_sch
-from refmodels.dl_sch_processor import dematch_blocks
-from refmodels.harq import HarqEntity, soft_words_per_process, tb_soft_words
-from refmodels.harq_sequence import schedule
-from refmodels.tbs import tbs_for_mcs
-from refmodels.ue_category import CAT1, CapabilityError, UeCategory
+from silicon_agent.refmodels.dl_sch_encoder import encode_dl_sch
+from silicon_agent.refmodels.dl_sch_processor import dematch_blocks
+from silicon_agent.refmodels.harq import HarqEntity, soft_words_per_process, tb_soft_words
+from silicon_agent.refmodels.harq_sequence import schedule
+from silicon_agent.refmodels.tbs import tbs_for_mcs
+from silicon_agent.refmodels.ue_category import CAT1, CapabilityError, UeCategory
 
 
 def _llr(tbs: int, g: int, rv: int, seed: int, sigma: float = 30.0) -> tuple[np.ndarray, object]:
