@@ -12,12 +12,13 @@ import pytest
 
 from tests.conftest import REPO
 
-PACKAGES = ("servers", "host", "hdl", "refmodels", "suite")
+PACKAGES = ("servers", "host", "hdl", "refmodels", "suite", "campaigns")
 FORBIDDEN: dict[str, set[str]] = {
     "servers": {"host", "hdl"},
     "refmodels": {"servers", "host", "hdl"},
     "suite": {"servers", "host", "hdl", "refmodels"},
     "host": {"servers"},
+    "campaigns": {"servers", "host", "hdl", "refmodels"},
 }
 # host/demo.py drives servers/demo.py, the suite's own stdio demo client, which in turn
 # reaches every server over MCP.
@@ -56,6 +57,23 @@ def violations(root: Path) -> list[str]:
 
 def test_no_forbidden_imports() -> None:
     assert violations(REPO) == []
+
+
+def test_every_import_goes_through_the_one_package_name() -> None:
+    bare = []
+    for path in sorted(REPO.glob("*/**/*.py")):
+        rel = path.relative_to(REPO)
+        if rel.parts[0].startswith(".") or rel.parts[0] in ("build", "silicon_agent"):
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            bare += [f"{rel}: {n}" for n in names if n.split(".")[0] in PACKAGES]
+    assert bare == [], "import these as silicon_agent.<name>"
 
 
 @pytest.mark.parametrize(
