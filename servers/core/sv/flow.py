@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..bounded import CallTimedOut, call_bounded, prewarm
+from ..bounded import CallCrashed, CallOutOfMemory, CallTimedOut, call_bounded, prewarm
 from ..cache import CacheKey, ResultCache
 from ..models import Category, Diagnostic, Severity, Status, ToolResult
 from ..progress import Progress, no_progress
@@ -41,6 +41,9 @@ _STRING_LITERAL = re.compile(r'"([^"\n]{1,400})"')
 LOG_TAIL_LINES = 40
 KEEP_BUILDS = 200
 SIM_CWD = "cwd"  # the simulation's working directory inside its scratch
+
+
+ANALYSIS_STOPS = (CallTimedOut, CallOutOfMemory, CallCrashed)
 
 
 @dataclass
@@ -250,7 +253,29 @@ class SimulatorFlow(ABC):
         async with lock:
             return await self._build(src, waves, progress, key, limit_s)
 
-    def _compile_timeout(self, started: float, limit_s: float) -> ToolResult:
+    def _analysis_stopped(
+        self, started: float, limit_s: float, stop: CallTimedOut | CallOutOfMemory | CallCrashed
+    ) -> ToolResult:
+        """A result for slang's reading of the design stopped by a limit or a crash of its
+        worker: the design, not the suite, asked for too much."""
+        if isinstance(stop, CallOutOfMemory | CallCrashed):
+            message = (
+                f"slang's analysis of the sources needed more than {stop.limit_mb} MB"
+                if isinstance(stop, CallOutOfMemory)
+                else f"slang's analysis of the sources stopped: {stop}"
+            )
+            return error_result(
+                self.tool,
+                Status.COMPILE_FAIL,
+                Category.UNSUPPORTED_CONSTRUCT,
+                message,
+                "The design expands to something huge or nests too deeply (macros that "
+                "expand each other, a huge generate loop or array, a very long expression); "
+                "shrink it.",
+                summary=f"{self.name} compile stopped: {message}",
+                tool_version=self.tool.version,
+                duration_s=time.monotonic() - started,
+            )
         message = f"slang's analysis of the sources ran past timeout_s={limit_s:g}"
         return error_result(
             self.tool,
@@ -329,10 +354,13 @@ class SimulatorFlow(ABC):
         out_dir.mkdir(parents=True)
         await progress(0.05, f"{self.name}: checking sources with slang")
         try:
-            design_text = await asyncio.to_thread(self._design_text, src)
+            design_text = await self._design_text(src, limit_s)
         except InvalidInput as exc:
             remove_tree(out_dir)
             return Build(invalid_result(self.tool, exc), None, key)
+        except ANALYSIS_STOPS as stop:
+            remove_tree(out_dir)
+            return Build(self._analysis_stopped(started, limit_s, stop), None, key)
         except BaseException:
             remove_tree(out_dir)
             raise
@@ -356,9 +384,9 @@ class SimulatorFlow(ABC):
             except InvalidInput as exc:
                 remove_tree(out_dir)
                 return Build(invalid_result(self.tool, exc), None, key)
-            except CallTimedOut:
+            except ANALYSIS_STOPS as stop:
                 remove_tree(out_dir)
-                return Build(self._compile_timeout(started, limit_s), None, key)
+                return Build(self._analysis_stopped(started, limit_s, stop), None, key)
             src.top = compiled.top = tops[0] if len(tops) == 1 else None
         argv, executable = self.compile_argv(compiled, out_dir, waves)
         await progress(0.15, f"{self.name}: compiling {len(src.files)} files")
@@ -377,9 +405,9 @@ class SimulatorFlow(ABC):
         except InvalidInput as exc:
             remove_tree(out_dir)
             return Build(invalid_result(self.tool, exc), None, key)
-        except CallTimedOut:
+        except ANALYSIS_STOPS as stop:
             remove_tree(out_dir)
-            return Build(self._compile_timeout(started, limit_s), None, key)
+            return Build(self._analysis_stopped(started, limit_s, stop), None, key)
         except BaseException:
             slang_task.cancel()
             remove_tree(out_dir)
@@ -475,16 +503,21 @@ class SimulatorFlow(ABC):
             self.cache.put(key, result)
         return Build(result, executable if status == Status.PASS else None, key)
 
-    def _design_text(self, src: Sources) -> DesignText | None:
+    async def _design_text(self, src: Sources, limit_s: float) -> DesignText | None:
+        """The one design text, made in a worker killed at limit_s: a few macros that expand
+        each other twice over make a short file preprocess for minutes into gigabytes."""
         if not src.design:
             return None
-        return preprocess(
+        predefines = await asyncio.to_thread(self.predefines)
+        return await call_bounded(
+            preprocess,
             self.workspace,
             src.design,
-            predefines=self.predefines(),
+            predefines=predefines,
             defines=src.defines,
             include_dirs=src.include_dirs,
             data_files=src.data,
+            timeout_s=limit_s,
         )
 
     def _refused(self, text: DesignText, started: float) -> ToolResult:
