@@ -28,14 +28,13 @@ from ..workspace import (
 )
 from . import inputs
 from . import trace as trace_judge
-from .design_rules import is_data_file
+from .design_rules import WAVE_DUMP_MODULE, is_data_file
 from .enrich import add_snippets, merge
 from .includes import include_closure, is_regular_file
 from .one_text import DesignText, preprocess
 from .slang_check import SlangReport, analyze
 from .verdict import VERDICT_LINES, judge
 
-WAVE_DUMP_MODULE = "sa_wave_dump"
 WAVE_PLUSARG = "sa_waves"
 _STRING_LITERAL = re.compile(r'"([^"\n]{1,400})"')
 LOG_TAIL_LINES = 40
@@ -87,6 +86,12 @@ def invalid_result(tool: Tool, exc: InvalidInput) -> ToolResult:
         tool=tool.name,
         tool_version=tool.version,
     )
+
+
+def _plusarg_paths(plusargs: Sequence[str]) -> list[Path]:
+    """Absolute paths named by plusargs (`+vectors=/ws/...`): a run may read those."""
+    values = (arg.split("=", 1)[1] for arg in plusargs if "=" in arg)
+    return [Path(v) for v in values if v.startswith("/")]
 
 
 def error_result(
@@ -394,9 +399,10 @@ class SimulatorFlow(ABC):
         try:
             outcome = await run_process(
                 argv,
-                cwd=self.workspace.root,
+                cwd=self.compile_cwd(out_dir),
                 scratch=out_dir,
-                readable=[self.workspace.root],
+                readable=[self.workspace.root, *self._state_inputs(compiled.inputs)],
+                hidden=[self.workspace.state_dir],
                 timeout_s=limit_s,
                 env=self.compile_env,
                 limits=Limits(cpu_s=int(limit_s) + 10),
@@ -535,6 +541,26 @@ class SimulatorFlow(ABC):
             duration_s=time.monotonic() - started,
         )
 
+    def compile_cwd(self, out_dir: Path) -> Path:
+        """The compiler's working folder; a simulator that looks for includes there first
+        gets a folder of its own (see Icarus)."""
+        return self.workspace.root
+
+    def _state_inputs(self, paths: Sequence[Path]) -> list[Path]:
+        """The given paths that lie in the suite's state folder (a mutant copy, a vector
+        set, a build): bound again over the folder that the sandbox shows empty."""
+        found = []
+        for path in paths:
+            real = Path(os.path.realpath(path))
+            if real.exists() and self.workspace.is_private(real):
+                found.append(real)
+        return found
+
+    def _trace_expected(self, trace: trace_judge.TraceSpec | None) -> list[Path]:
+        if trace is None or trace.expected is None:
+            return []
+        return [Path(os.path.realpath(self.workspace.root / trace.expected))]
+
     def sim_dir(self, label: str) -> Path:
         """A scratch directory whose SIM_CWD subdirectory (the simulation's cwd) shows the
         workspace entries as links, so a testbench's relative $readmemh paths work while
@@ -587,11 +613,15 @@ class SimulatorFlow(ABC):
             plusargs = [*plusargs, f"{trace_judge.TRACE_PLUSARG}={trace_path}"]
         argv = self.run_argv(executable, plusargs, waves, wave_path)
         await progress(0.5, f"{self.name}: simulating (limit {timeout_s:.0f} s)")
+        given = [executable.parent, *(_plusarg_paths(plusargs))]
         outcome: ProcessOutcome = await run_process(
             argv,
             cwd=scratch / SIM_CWD,
             scratch=scratch,
-            readable=[self.workspace.root],
+            readable=[self.workspace.root, *self._state_inputs(given)],
+            # The suite's state shows empty but for this run's own parts, and the trace's
+            # expected beats never show, whatever uid the run gets.
+            hidden=[self.workspace.state_dir, *self._trace_expected(trace)],
             timeout_s=timeout_s,
             env=self.compile_env,
             limits=Limits(cpu_s=int(timeout_s) + 10),
@@ -647,6 +677,15 @@ class SimulatorFlow(ABC):
             given = inputs.source_files(self.workspace, design, "design")
             data = [p for p in given if is_data_file(p)]
             design_files = [p for p in given if not is_data_file(p)]
+            for path in data:
+                # The state folder holds what the server alone reads (the trace's expected
+                # beats, caches): a ROM image, or a link named as one, never comes from there.
+                if self.workspace.is_private(path):
+                    raise InvalidInput(
+                        "design: a ROM image lies in, or links into, the suite's state folder",
+                        argument="design",
+                        hint="List a ROM image file of your own, outside .silicon-agent/.",
+                    )
             if not design_files:
                 raise InvalidInput(
                     "design: no SystemVerilog file among the design files", argument="design"
