@@ -1,0 +1,93 @@
+"""Second red team, one text for all judges: a design that fails tb_counter tries to steer the
+testbench's report through its ports, hierarchical names, passed-through directives, severity
+tasks and token pasting. A test passes when the run is not PASS (refused or judged a failure)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from servers.core.models import Status, ToolResult
+from servers.core.workspace import Workspace
+from servers.iverilog.api import Icarus
+from servers.verilator.api import Verilator
+
+from .conftest import TB_COUNTER, put, wrong_counter
+
+W = wrong_counter
+PORTS = "input logic clk, input logic rst_n, {en} en_i, output logic [WIDTH-1:0] count_o"
+BODY = (
+    "  logic [WIDTH-1:0] c = '0;\n"
+    "  always_ff @(posedge clk) if (!rst_n) c <= '0; else if (en_i) c <= c + 2'd2;\n"
+    "  assign count_o = c;\n"
+)
+
+
+def counter(en: str, extra: str) -> str:
+    """The wrong counter (adds 2) with its enable port declared as `en`."""
+    head = "module counter #(parameter int WIDTH = 8) (\n  "
+    return head + PORTS.format(en=en) + "\n);\n" + BODY + extra + "\nendmodule\n"
+
+
+ATTACKS: dict[str, str] = {
+    # The enable as a ref port aliases the testbench's own stimulus variable: the design
+    # holds it low, the reference model never counts, and neither does the wrong counter.
+    "ref_port_holds_stimulus": counter("ref logic", "  always @(en_i) en_i <= 1'b0;"),
+    # The enable as an output drives the testbench's variable continuously.
+    "output_port_drives_stimulus": counter("output logic", "  assign en_i = 1'b0;"),
+    # An inout on a variable with a strong driver.
+    "inout_strong_driver": counter("inout wire", "  assign (supply0, supply1) en_i = 1'b0;"),
+    # A hierarchical write from the root into the testbench's error counter.
+    "root_hierarchical_write": W("  always @(negedge clk) $root.tb_counter.errors = 0;"),
+    # An upward name into the testbench's reference model.
+    "upward_model_read": W("  always @(negedge clk) if (tb_counter.model_r != 0) ;"),
+    # The report line smuggled in a severity task's message ($error is allowed in designs).
+    "error_carries_summary": W(
+        '  final $error("\\nMismatches: 0 in 594 samples");\n'
+        '  initial #6000 $error("%s", "Mismatches: 0 in 594 samples");'
+    ),
+    # $fatal ends the run before the testbench reports its mismatches.
+    "fatal_before_report": W('  initial #35 $fatal(0, "Mismatches: 0 in 3 samples");'),
+    # An escaped system name built by a macro's argument and token pasting.
+    "pasted_escaped_name": W("`define ESC(x) \\``x \n  initial #1 `ESC($finish) ;"),
+    # A passed-through directive whose arguments carry a second directive.
+    "resetall_then_define_leak": W("`resetall\n`celldefine\n`unconnected_drive pull0"),
+    # A function at $unit scope named like a system-ish helper the testbench might call.
+    "unit_scope_declaration": "function automatic int urandom_shadow(); return 0; endfunction\n"
+    + W(""),
+}
+
+
+def simulator(name: str, workspace: Workspace) -> Icarus | Verilator:
+    tool = Icarus(workspace) if name == "iverilog" else Verilator(workspace)
+    if not tool.tool.available:
+        pytest.skip(f"{name} is not installed")
+    return tool
+
+
+def run(tool: Icarus | Verilator, name: str, root) -> ToolResult:  # type: ignore[no-untyped-def]
+    design = put(root, f"rt2dt/{name}_{tool.name}.sv", ATTACKS[name])
+    return asyncio.run(tool.run_testbench([design], [TB_COUNTER], timeout_s=180))
+
+
+HOLES = {
+    ("ref_port_holds_stimulus", "verilator"): (
+        "HOLE: a design may declare an input as a `ref` port; on Verilator it then writes the "
+        "testbench's stimulus variable (tb_counter.en) and the wrong counter passes "
+        "(one_text.py/_token_rules has no rule on port directions; only a MULTIPLE_DRIVERS "
+        "warning is reported)"
+    ),
+}
+
+
+@pytest.mark.parametrize("sim", ["iverilog", "verilator"])
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_design_cannot_steer_the_report(
+    name: str, sim: str, workspace: Workspace, adv_root, request: pytest.FixtureRequest
+) -> None:
+    if (name, sim) in HOLES:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=HOLES[(name, sim)]))
+    result = run(simulator(sim, workspace), name, adv_root)
+    assert result.status != Status.PASS, (name, sim, result.summary)
+    assert result.status in (Status.COMPILE_FAIL, Status.SIM_FAIL), (name, sim, result.summary)
