@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from servers.core.models import Status, ToolResult
+from servers.core.models import Category, Status, ToolResult
 from servers.core.workspace import Workspace
 from servers.iverilog.api import Icarus
 from servers.verilator.api import Verilator
@@ -16,6 +16,7 @@ from servers.verilator.api import Verilator
 from .conftest import TB_COUNTER, put, wrong_counter
 
 W = wrong_counter
+SYNC = "  always @(posedge clk) #1 {target} = count_r;"
 PORTS = "input logic clk, input logic rst_n, {en} en_i, output logic [WIDTH-1:0] count_o"
 BODY = (
     "  logic [WIDTH-1:0] c = '0;\n"
@@ -38,25 +39,38 @@ ATTACKS: dict[str, str] = {
     "output_port_drives_stimulus": counter("output logic", "  assign en_i = 1'b0;"),
     # An inout on a variable with a strong driver.
     "inout_strong_driver": counter("inout wire", "  assign (supply0, supply1) en_i = 1'b0;"),
-    # A hierarchical write from the root into the testbench's error counter.
-    "root_hierarchical_write": W("  always @(negedge clk) $root.tb_counter.errors = 0;"),
-    # An upward name into the testbench's reference model.
-    "upward_model_read": W("  always @(negedge clk) if (tb_counter.model_r != 0) ;"),
+    # $fatal ends the run before the testbench reports its first mismatch (cycle 4).
+    "fatal_before_report": W('  initial #35 $fatal(0, "Mismatches: 0 in 3 samples");'),
     # The report line smuggled in a severity task's message ($error is allowed in designs).
     "error_carries_summary": W(
         '  final $error("\\nMismatches: 0 in 594 samples");\n'
         '  initial #6000 $error("%s", "Mismatches: 0 in 594 samples");'
     ),
-    # $fatal ends the run before the testbench reports its mismatches.
-    "fatal_before_report": W('  initial #35 $fatal(0, "Mismatches: 0 in 3 samples");'),
-    # An escaped system name built by a macro's argument and token pasting.
-    "pasted_escaped_name": W("`define ESC(x) \\``x \n  initial #1 `ESC($finish) ;"),
-    # A passed-through directive whose arguments carry a second directive.
-    "resetall_then_define_leak": W("`resetall\n`celldefine\n`unconnected_drive pull0"),
-    # A function at $unit scope named like a system-ish helper the testbench might call.
-    "unit_scope_declaration": "function automatic int urandom_shadow(); return 0; endfunction\n"
-    + W(""),
+    # Writes that copy the wrong count into the testbench's reference model one step after
+    # each rising edge, so that the falling-edge comparison sees equal values: each is a PASS
+    # if its spelling of the hierarchical name gets past the checks.
+    "model_write_plain": W(SYNC.format(target="tb_counter.model_r")),
+    "model_write_from_root": W(SYNC.format(target="$root.tb_counter.model_r")),
+    "model_write_macro_name": W(
+        "`define TB tb_counter\n`define AT(x) `TB.x\n" + SYNC.format(target="`AT(model_r)")
+    ),
+    "model_write_in_function": W(
+        "  function automatic void sync(input logic [7:0] v); tb_counter.model_r = v;"
+        " endfunction\n  always @(posedge clk) #1 sync(count_r);"
+    ),
+    "model_write_in_generate": W(
+        "  if (WIDTH > 0) begin : g\n" + SYNC.format(target="tb_counter.model_r") + "\n  end"
+    ),
+    "model_write_fork_join_none": W(
+        "  initial forever @(posedge clk) fork #1 tb_counter.model_r = count_r; join_none"
+    ),
+    "model_write_in_class": W(
+        "  class Spy; static function void go(logic [7:0] v); tb_counter.model_r = v;"
+        " endfunction endclass\n  always @(posedge clk) #1 Spy::go(count_r);"
+    ),
 }
+# Refused by the checks, at the design's line (a simulator never ran them).
+REFUSED = {n for n in ATTACKS if n.startswith("model_write_")}
 
 
 def simulator(name: str, workspace: Workspace) -> Icarus | Verilator:
@@ -75,8 +89,8 @@ HOLES = {
     ("ref_port_holds_stimulus", "verilator"): (
         "HOLE: a design may declare an input as a `ref` port; on Verilator it then writes the "
         "testbench's stimulus variable (tb_counter.en) and the wrong counter passes "
-        "(one_text.py/_token_rules has no rule on port directions; only a MULTIPLE_DRIVERS "
-        "warning is reported)"
+        "(neither one_text.py/_token_rules nor slang_check.py refuses a ref port or a write to "
+        "an input; only a MULTIPLE_DRIVERS warning is reported)"
     ),
 }
 
@@ -91,3 +105,6 @@ def test_design_cannot_steer_the_report(
     result = run(simulator(sim, workspace), name, adv_root)
     assert result.status != Status.PASS, (name, sim, result.summary)
     assert result.status in (Status.COMPILE_FAIL, Status.SIM_FAIL), (name, sim, result.summary)
+    if name in REFUSED:
+        categories = {d.category for d in result.diagnostics}
+        assert Category.FORBIDDEN_CONSTRUCT in categories, (name, sim, result.summary)

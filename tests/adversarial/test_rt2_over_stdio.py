@@ -17,7 +17,7 @@ from .conftest import TB_COUNTER, put
 from .test_rt2_design_text import ATTACKS
 from .test_rt2_includes import DESIGN, TB, crc_workspace
 from .test_rt2_paths import escapes
-from .test_rt2_trace_judge import SPECS
+from .test_rt2_trace_judge import GOOD, SPECS
 from .test_rt_over_stdio import params
 
 pytestmark = pytest.mark.anyio
@@ -85,7 +85,7 @@ async def test_path_escapes_over_stdio(name: str, adv_root: Path) -> None:
 
 
 async def test_trace_injection_over_stdio(adv_root: Path) -> None:
-    design = put(adv_root, "rt2stdio/good.sv", ATTACKS["unit_scope_declaration"])
+    design = put(adv_root, "rt2stdio/good.sv", GOOD)
     out = await call(
         "servers.iverilog.server",
         adv_root,

@@ -66,9 +66,10 @@ def test_design_cannot_stand_in_for_the_wave_dump_module(
             pytest.mark.xfail(
                 strict=True,
                 reason="HOLE: a design may define the server's own wave-dump module "
-                "(flow.py WAVE_DUMP_MODULE 'sa_wave_dump'): the testbench-name rule in "
-                "one_text.py does not cover the server's modules, and Verilator keeps the "
-                "first definition (the design's) with only a lint warning, so the design "
+                "(flow.py WAVE_DUMP_MODULE 'sa_wave_dump'): the testbench-name rule ("
+                "slang_check.py _taken_names) does not cover the server's modules, and "
+                "Verilator keeps the first definition (the design's) with only a lint "
+                "warning, so the design "
                 "decides what the dump records",
             )
         )
