@@ -119,12 +119,8 @@ def test_trace_judge_withholds_the_planted_harness_pass(planted) -> None:
 
 # Designs on the counter that reach for the testbench's side through includes.
 INCLUDES: dict[str, dict[str, str]] = {
-    # The design defines the harness's macros first; a simulator that kept them would run the
-    # testbench with the design's report.
-    "design_defines_report_macro": {
-        "rt2i/a.sv": '`define TB_FINISH $display("Mismatches: 0 in 9 samples");\n'
-        + wrong_counter(""),
-    },
+    # An include that walks up out of the workspace.
+    "include_walks_up": {"rt2i/a.sv": wrong_counter('`include "../../../../etc/hostname"')},
     # An include through a link that leads into the suite's state folder.
     "include_through_link_into_state": {"rt2i/b.sv": wrong_counter('`include "rt2i/state/x"')},
     # An include of a file under /proc, which the server would read outside the sandbox.
@@ -140,7 +136,7 @@ INCLUDES: dict[str, dict[str, str]] = {
 
 @pytest.mark.parametrize("sim", ["iverilog", "verilator"])
 @pytest.mark.parametrize("name", sorted(INCLUDES))
-def test_design_includes_do_not_reach_the_testbench_side(
+def test_design_includes_are_refused_before_any_read(
     name: str, sim: str, workspace: Workspace, adv_root: Path
 ) -> None:
     tool = Icarus(workspace) if sim == "iverilog" else Verilator(workspace)
@@ -156,9 +152,7 @@ def test_design_includes_do_not_reach_the_testbench_side(
     for relative, text in files.items():
         put(adv_root, relative, text)
     result = asyncio.run(tool.run_testbench(list(files), [TB_COUNTER], timeout_s=180))
-    assert result.status in (Status.COMPILE_FAIL, Status.SIM_FAIL, Status.INVALID_INPUT), (
-        name,
-        result.summary,
-    )
-    if result.status == Status.INVALID_INPUT:
-        assert any(d.message for d in result.diagnostics)
+    # Refused before any tool (or slang, in the server) reads the file; nothing of it quoted.
+    assert result.status == Status.INVALID_INPUT, (name, result.summary)
+    assert "include" in result.summary
+    assert "PATH=" not in result.model_dump_json()
