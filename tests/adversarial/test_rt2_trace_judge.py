@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import os
 import shutil
 import tempfile
 import uuid
@@ -33,6 +32,11 @@ def tool(name: str, workspace: Workspace) -> Icarus | Verilator:
     if not sim.tool.available:
         pytest.skip(f"{name} is not installed")
     return sim
+
+
+def hole(request: pytest.FixtureRequest, reason: str) -> None:
+    """Marks this parameter of a test as a known hole (a strict xfail)."""
+    request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
 
 
 def run(sim: Icarus | Verilator, design: list[str], **kw: object) -> ToolResult:
@@ -62,16 +66,14 @@ def test_design_cannot_stand_in_for_the_wave_dump_module(
     sim: str, workspace: Workspace, adv_root, request: pytest.FixtureRequest
 ) -> None:
     if sim == "verilator":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="HOLE: a design may define the server's own wave-dump module "
-                "(flow.py WAVE_DUMP_MODULE 'sa_wave_dump'): the testbench-name rule ("
-                "slang_check.py _taken_names) does not cover the server's modules, and "
-                "Verilator keeps the first definition (the design's) with only a lint "
-                "warning, so the design "
-                "decides what the dump records",
-            )
+        hole(
+            request,
+            "HOLE: a design may define the server's own wave-dump module "
+            "(flow.py WAVE_DUMP_MODULE 'sa_wave_dump'): the testbench-name rule ("
+            "slang_check.py _taken_names) does not cover the server's modules, and "
+            "Verilator keeps the first definition (the design's) with only a lint "
+            "warning, so the design "
+            "decides what the dump records",
         )
     text = GOOD + "module sa_wave_dump;\nendmodule\n"
     design = put(adv_root, f"rt2t/dump_{sim}.sv", text)
@@ -81,14 +83,9 @@ def test_design_cannot_stand_in_for_the_wave_dump_module(
 
 @pytest.fixture(scope="module")
 def private_root() -> Iterator[Path]:
-    """A workspace only its owner enters (mode 0700, as mkdtemp makes it), with the examples."""
+    """A workspace only its owner enters (mode 0700, as mkdtemp makes it), with tb_counter."""
     root = Path(tempfile.mkdtemp(prefix="sa-rt2-tj-"))
-    shutil.copytree(EXAMPLES, root / "examples")
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames:
-            Path(dirpath, name).chmod(0o755)
-        for name in filenames:
-            Path(dirpath, name).chmod(0o644)
+    put(root, TB_COUNTER, (EXAMPLES / "counter" / "tb_counter.sv").read_text())
     root.chmod(0o700)
     yield root
     shutil.rmtree(root, ignore_errors=True)
@@ -106,15 +103,13 @@ def test_hidden_beats_through_a_link_are_not_read_as_a_rom(
     kind: str, adv_root: Path, private_root: Path, request: pytest.FixtureRequest
 ) -> None:
     if kind == "private":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="HOLE: a design lists, as its ROM image, a workspace link to a file in "
-                "the suite's hidden folder (design_rules.refused_calls/_given and "
-                "includes.refuse_reads_outside exempt listed files, even in .silicon-agent); "
-                "the hidden folder's 0700 guards it only by uid, and in a 0700 workspace "
-                "plan_sandbox keeps the server's uid, so $readmemh reads the answer file",
-            )
+        hole(
+            request,
+            "HOLE: a design lists, as its ROM image, a workspace link to a file in "
+            "the suite's hidden folder (design_rules.refused_calls/_given and "
+            "includes.refuse_reads_outside exempt listed files, even in .silicon-agent); "
+            "the hidden folder's 0700 guards it only by uid, and in a 0700 workspace "
+            "plan_sandbox keeps the server's uid, so $readmemh reads the answer file",
         )
     root = adv_root if kind == "open" else private_root
     workspace = Workspace.open(root)
