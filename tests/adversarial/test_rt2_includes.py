@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from hdl.registry import block_trace, load_registry
-from hdl.sim import VectorCase, VectorSet
-from servers.core.models import Status, ToolResult
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.verilator.api import Verilator
+from silicon_agent.hdl.registry import block_trace, load_registry
+from silicon_agent.hdl.sim import VectorCase, VectorSet
+from silicon_agent.servers.core.models import Status, ToolResult
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.verilator.api import Verilator
 from tests.conftest import make_world_readable_dir
 
 from .conftest import TB_COUNTER, put, wrong_counter

@@ -10,8 +10,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from servers.core.workspace import Workspace
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.verilator.api import Verilator
 
 from .conftest import TB_COUNTER, put
 from .test_rt2_design_text import ATTACKS
@@ -40,7 +40,7 @@ async def test_planted_harness_over_stdio() -> None:
     root, _, case = crc_workspace(plant=True)
     try:
         out = await call(
-            "servers.iverilog.server",
+            "silicon_agent.servers.iverilog.server",
             root,
             "run_testbench",
             {"design": DESIGN, "testbench": [TB], "top": "tb_crc_checker",
@@ -63,7 +63,7 @@ async def test_ref_port_over_stdio(adv_root: Path) -> None:
         pytest.skip("verilator is not installed")
     design = put(adv_root, "rt2stdio/ref.sv", ATTACKS["ref_port_holds_stimulus"])
     out = await call(
-        "servers.verilator.server",
+        "silicon_agent.servers.verilator.server",
         adv_root,
         "run_testbench",
         {"design": [design], "testbench": [TB_COUNTER], "timeout_s": 240},
@@ -76,7 +76,7 @@ async def test_path_escapes_over_stdio(name: str, adv_root: Path) -> None:
     sibling = adv_root.with_name(adv_root.name + "-evil")
     path = escapes(adv_root, sibling)[name]
     out = await call(
-        "servers.iverilog.server",
+        "silicon_agent.servers.iverilog.server",
         adv_root,
         "run_testbench",
         {"design": [path], "testbench": [TB_COUNTER], "timeout_s": 60},
@@ -87,7 +87,7 @@ async def test_path_escapes_over_stdio(name: str, adv_root: Path) -> None:
 async def test_trace_injection_over_stdio(adv_root: Path) -> None:
     design = put(adv_root, "rt2stdio/good.sv", GOOD)
     out = await call(
-        "servers.iverilog.server",
+        "silicon_agent.servers.iverilog.server",
         adv_root,
         "run_testbench",
         {"design": [design], "testbench": [TB_COUNTER], "top": "tb_counter",

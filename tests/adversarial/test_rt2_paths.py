@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status
-from servers.core.sv import trace as trace_judge
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.openlane.api import OpenLaneApi
-from servers.spec_rag.api import SpecLibrary
-from servers.vcd.api import Waves
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.sv import trace as trace_judge
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.openlane.api import OpenLaneApi
+from silicon_agent.servers.spec_rag.api import SpecLibrary
+from silicon_agent.servers.vcd.api import Waves
 
 from .conftest import TB_COUNTER, put, wrong_counter
 
