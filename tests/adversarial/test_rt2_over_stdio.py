@@ -30,12 +30,6 @@ async def call(module: str, root: Path, tool: str, arguments: dict) -> dict:
             return answer.structured_content  # type: ignore[return-value]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (over stdio): iverilog reads the tb_harness.svh planted at the workspace "
-    "root in place of the testbench's own; the mutated crc_checker PASSes (see "
-    "test_rt2_includes.py)",
-)
 async def test_planted_harness_over_stdio() -> None:
     root, _, case = crc_workspace(plant=True)
     try:
@@ -53,11 +47,6 @@ async def test_planted_harness_over_stdio() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE (over stdio): a `ref` enable port lets the design hold the testbench's "
-    "stimulus low on Verilator; the wrong counter PASSes (see test_rt2_design_text.py)",
-)
 async def test_ref_port_over_stdio(adv_root: Path) -> None:
     if not Verilator(Workspace.open(adv_root)).tool.available:
         pytest.skip("verilator is not installed")

@@ -34,11 +34,6 @@ def tool(name: str, workspace: Workspace) -> Icarus | Verilator:
     return sim
 
 
-def hole(request: pytest.FixtureRequest, reason: str) -> None:
-    """Marks this parameter of a test as a known hole (a strict xfail)."""
-    request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
-
-
 def run(sim: Icarus | Verilator, design: list[str], **kw: object) -> ToolResult:
     return asyncio.run(
         sim.run_testbench(design, [TB_COUNTER], top="tb_counter", timeout_s=180, **kw)  # type: ignore[arg-type]
@@ -46,13 +41,6 @@ def run(sim: Icarus | Verilator, design: list[str], **kw: object) -> ToolResult:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="HOLE: with its enable declared `ref` the wrong counter holds the testbench's "
-    "stimulus low on Verilator; the trace then holds zero accepted beats, and trace.py "
-    "judge_trace/_compare accepts an empty pass as a prefix of a stream that is not "
-    "`complete` (the counter example's), so the trace judge agrees with the forged PASS",
-)
 def test_trace_judge_catches_a_design_that_starves_its_stream(
     workspace: Workspace, adv_root
 ) -> None:
@@ -66,16 +54,6 @@ def test_trace_judge_catches_a_design_that_starves_its_stream(
 def test_design_cannot_stand_in_for_the_wave_dump_module(
     sim: str, workspace: Workspace, adv_root, request: pytest.FixtureRequest
 ) -> None:
-    if sim == "verilator":
-        hole(
-            request,
-            "HOLE: a design may define the server's own wave-dump module "
-            "(flow.py WAVE_DUMP_MODULE 'sa_wave_dump'): the testbench-name rule ("
-            "slang_check.py _taken_names) does not cover the server's modules, and "
-            "Verilator keeps the first definition (the design's) with only a lint "
-            "warning, so the design "
-            "decides what the dump records",
-        )
     text = GOOD + "module sa_wave_dump;\nendmodule\n"
     design = put(adv_root, f"rt2t/dump_{sim}.sv", text)
     result = run(tool(sim, workspace), [design], waves="vcd")
@@ -103,15 +81,6 @@ ROM_READER = RIGHT_COUNTER.format(
 def test_hidden_beats_through_a_link_are_not_read_as_a_rom(
     kind: str, adv_root: Path, private_root: Path, request: pytest.FixtureRequest
 ) -> None:
-    if kind == "private":
-        hole(
-            request,
-            "HOLE: a design lists, as its ROM image, a workspace link to a file in "
-            "the suite's hidden folder (design_rules.refused_calls/_given and "
-            "includes.refuse_reads_outside exempt listed files, even in .silicon-agent); "
-            "the hidden folder's 0700 guards it only by uid, and in a 0700 workspace "
-            "plan_sandbox keeps the server's uid, so $readmemh reads the answer file",
-        )
     root = adv_root if kind == "open" else private_root
     workspace = Workspace.open(root)
     # As hdl/sim.py keeps expected beats: a 0700 folder under .silicon-agent/hidden.
