@@ -236,19 +236,21 @@ def run(root: Path, args: argparse.Namespace) -> None:
         f"{statistics.median(where_ms):.2f} ms (ratio "
         f"{statistics.median(where_ms) / statistics.median(per_spec_ms):.1f}x)"
     )
-    embeds = []
-    for q in questions:
-        t0 = time.perf_counter()
-        minilm.embed([q])
-        embeds.append((time.perf_counter() - t0) * 1000)
-    print(
-        f"  query embedding (local MiniLM, CPU): p50 {statistics.median(embeds):.1f} ms   "
-        f"p95 {_pct(embeds, 0.95):.1f} ms"
-    )
+    query_embedding(minilm, questions, "query embedding (local MiniLM, CPU)")
     ratio = statistics.median(latencies["spec filter"]) / statistics.median(latencies["no filter"])
     print(f"  spec filter / no filter p50 ratio: {ratio:.2f}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"  peak memory (max RSS of this process, model included): {peak:.0f} MB")
+
+
+def query_embedding(embedder: Embedder, questions: list[str], label: str) -> None:
+    """One query at a time, as search embeds it."""
+    spent = []
+    for q in questions:
+        t0 = time.perf_counter()
+        embedder.embed([q])
+        spent.append((time.perf_counter() - t0) * 1000)
+    print(f"  {label}: p50 {statistics.median(spent):.1f} ms   p95 {_pct(spent, 0.95):.1f} ms")
 
 
 # the PDF corpus's questions that target formulas and tables (the rest are prose)
@@ -326,15 +328,7 @@ def recall_with(ws_root: Path, minilm: Embedder) -> list[str]:
     questions = questions + STRUCTURE_QUESTIONS
     structured = [q for q in questions if q[3] != "prose"]
     vectors = minilm.embed([q for q, _, _, _ in questions])
-    per_query = []
-    for q, _, _, _ in questions:  # one query at a time, as search embeds it
-        t0 = time.perf_counter()
-        minilm.embed([q])
-        per_query.append((time.perf_counter() - t0) * 1000)
-    print(
-        f"  query embedding: p50 {statistics.median(per_query):.1f} ms   "
-        f"p95 {_pct(per_query, 0.95):.1f} ms"
-    )
+    query_embedding(minilm, [q for q, _, _, _ in questions], "query embedding")
     specs = [d.spec for d in library.catalog.docs()]
     rankers = {
         "bm25": lambda q, v: [i for i, _ in library.lexical.search(query_tokens(q), 10)],
