@@ -154,6 +154,10 @@ class OnnxMiniLM:
                     )
                 options = onnxruntime.SessionOptions()
                 options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+                # every batch has another shape: ORT's arena and shape-keyed memory patterns
+                # kept 1.6 GB after one spec (int8 L6, bench/spec_rag_server_rss.py)
+                options.enable_cpu_mem_arena = False
+                options.enable_mem_pattern = False
                 self._session = onnxruntime.InferenceSession(
                     str(graph), options, providers=["CPUExecutionProvider"]
                 )
