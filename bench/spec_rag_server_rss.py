@@ -74,7 +74,7 @@ def _server_pid() -> int:
             cmdline = (entry / "cmdline").read_bytes()
         except (OSError, IndexError):
             continue
-        if ppid == me and b"servers.spec_rag.server" in cmdline:
+        if ppid == me and b"silicon_agent.servers.spec_rag.server" in cmdline:
             return int(entry.name)
     raise RuntimeError("the spec_rag server process was not found")
 
@@ -111,7 +111,14 @@ async def measure(embedder: str, files: list[Path], queries: int, root: Path) ->
         shutil.copy(f, ws / f.name)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "servers.spec_rag.server", "--workspace", str(ws), "--embedder", embedder],
+        args=[
+            "-m",
+            "silicon_agent.servers.spec_rag.server",
+            "--workspace",
+            str(ws),
+            "--embedder",
+            embedder,
+        ],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         cwd=str(REPO),
     )

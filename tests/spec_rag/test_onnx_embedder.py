@@ -7,9 +7,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from servers.core.workspace import Workspace
-from servers.spec_rag.api import SpecLibrary
-from servers.spec_rag.embedders import (
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.spec_rag.api import SpecLibrary
+from silicon_agent.servers.spec_rag.embedders import (
     EMBEDDER_ENV,
     ONNX_MODELS,
     EmbedderUnavailable,
@@ -17,7 +17,7 @@ from servers.spec_rag.embedders import (
     OnnxMiniLM,
     make_embedder,
 )
-from servers.spec_rag.memory import release_memory, rss_mb
+from silicon_agent.servers.spec_rag.memory import release_memory, rss_mb
 
 pytest.importorskip("onnxruntime")
 
