@@ -34,6 +34,11 @@ def _norm(line: str) -> str:
     return " ".join(line.split())
 
 
+def _uncommented(line: str) -> str:
+    """A comment's words, which a note may quote without the comment marks."""
+    return re.sub(r"^(//+|/\*+|\*+|#+)\s*", "", line).removesuffix("*/").strip()
+
+
 class AnswerKeyGuard:
     """Built from the hidden files themselves; lines also shown to designers (the
     interface, the specification) are theirs to quote and do not count."""
@@ -63,8 +68,10 @@ class AnswerKeyGuard:
                     and re.fullmatch(r"[0-9a-fA-FxXzZ_ ]+", line)
                 ):
                     self.words[line.lower()] = f"{kind} {path.name}"
-                elif len(line) >= MIN_LINE and line not in shown and line not in shown_text:
-                    self.lines[line] = f"{kind} {path.name}"
+                    continue
+                for quoted in {line, _uncommented(line)}:
+                    if len(quoted) >= MIN_LINE and quoted not in shown and quoted not in shown_text:
+                        self.lines[quoted] = f"{kind} {path.name}"
 
     def reasons(self, text: str) -> list[str]:
         """Why `text` may not be stored; empty when it may."""
