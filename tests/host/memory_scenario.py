@@ -12,7 +12,8 @@ import yaml
 from .scenario import COUNTER_IFACE, REFLECTION, block, code_reply, counter_code, counter_tb
 
 BUG = "(count_r == WIDTH'(5)) ? count_r + 2'd2 : count_r + 1'b1"
-WRONG_FIX = "(count_r == WIDTH'(5)) ? count_r + 2'd3 : count_r + 1'b1"
+# Adds two on every cycle: more mismatches than the bug it was meant to fix (made worse).
+WRONG_FIX = "count_r + 2'd2"
 TAG = "SKIP_AT_FIVE_FIX"
 SPEC = "An 8-bit up-counter: counts enabled cycles, synchronous active-low reset."
 

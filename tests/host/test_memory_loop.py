@@ -116,3 +116,12 @@ def test_project_store_carries_notes_across_runs(tmp_path: Path) -> None:
         results[mode] = (states["counter_b"].iteration, debug_prompts(run2, "counter_b"))
     assert results["project"][0] == 2 and TAG in results["project"][1][0]
     assert results["run"][0] == 3 and not any(TAG in p for p in results["run"][1])
+    # Without A's note B's first fix made things worse: recorded, and offered to the next
+    # Debug prompt with that outcome.
+    memory = open_store(tmp_path / "run" / "runs" / "second" / "memory")
+    try:
+        outcomes = [(n.iteration, n.outcome) for n in memory.notes("counter_b")]
+    finally:
+        memory.close()
+    assert outcomes == [(1, Outcome.MADE_WORSE), (2, Outcome.FIXED)]
+    assert "outcome: MADE WORSE" in results["run"][1][1]
