@@ -100,7 +100,8 @@ def test_note_of_a_reaches_b_and_saves_an_iteration(tmp_path: Path) -> None:
         memory.close()
     # The design context: A's interface decision reached B's first write.
     writes = prompts_of(run_on, "counter_b", "Step: write")
-    assert "Design context" in writes[0] and "- counter_a: #( parameter int WIDTH = 8 )" in writes[0]
+    assert "Design context" in writes[0]
+    assert "- counter_a: #( parameter int WIDTH = 8 )" in writes[0]
 
 
 @pytest.mark.slow
