@@ -105,7 +105,10 @@ def main() -> int:
     print("by mode:", {m: sum(c[2] == m for c in cases) for m, _ in MODES})
     embedder = PackagedMiniLM()
     embedder.embed(["warm-up"])
-    hits_total, rows, recall_s, write_s = 0, 0, [], []
+    precision: dict[bool, float] = {}
+    embed_s: list[float] = []
+    query_s: list[float] = []
+    write_s: list[float] = []
     added_tokens, embed_tokens = [], []
     with tempfile.TemporaryDirectory() as tmp:
         memory = TaskMemory("bench", Path(tmp) / "run", None, AnswerKeyGuard([]), 3, embedder)
@@ -123,31 +126,43 @@ def main() -> int:
             write_s.append(time.monotonic() - clock)
             assert note is not None
             ids.append(note.id)
-        for index, (_block, _label, mode, signature, _original, mutated) in enumerate(cases):
-            query = f"{signature.text()}\nfailing line: {mutated}"
-            before = memory.embedder.tokens
-            clock = time.monotonic()
-            vector = memory.embedder.embed([query])[0]
-            found = memory._nearest(vector, signature, 3, frozenset({ids[index]}))
-            recall_s.append(time.monotonic() - clock)
-            embed_tokens.append(memory.embedder.tokens - before)
-            modes = [cases[ids.index(n.id)][2] for _, n in found]
-            hits_total += sum(m == mode for m in modes)
-            rows += 3
-            failure = Failure(iteration=1, signature=signature, summary="SIM_FAIL", code=mutated)
-            added = offered_section(found) + note_prompt(
-                _block, failure, fix_diff(mutated, _original), Outcome.FIXED
-            )
-            added_tokens.append(len(added) // 4)
+        for with_hypothesis in (False, True):
+            hits = 0
+            for index, (block, label, mode, signature, original, mutated) in enumerate(cases):
+                query = f"{signature.text()}\nfailing line: {mutated}"
+                if with_hypothesis:
+                    query += f"\nhypothesis: {label}"
+                before = memory.embedder.tokens
+                clock = time.monotonic()
+                vector = memory.embedder.embed([query])[0]
+                embedded = time.monotonic()
+                found = memory._nearest(vector, signature, 3, frozenset({ids[index]}))
+                embed_s.append(embedded - clock)
+                query_s.append(time.monotonic() - embedded)
+                embed_tokens.append(memory.embedder.tokens - before)
+                hits += sum(cases[ids.index(n.id)][2] == mode for _, n in found)
+                failure = Failure(
+                    iteration=1, signature=signature, summary="SIM_FAIL", code=mutated
+                )
+                added = offered_section(found) + note_prompt(
+                    block, failure, fix_diff(mutated, original), Outcome.FIXED
+                )
+                added_tokens.append(len(added) // 4)
+            precision[with_hypothesis] = hits / (3 * len(cases))
         memory.close()
     chance = sum(
         (sum(c[2] == m for c in cases) - 1) / (len(cases) - 1) for _, _, m, *_ in cases
     ) / len(cases)
-    print(f"precision@3: {hits_total / rows:.3f}  (chance: {chance:.3f})")
     print(
-        f"per attempt: retrieval {statistics.median(recall_s) * 1000:.1f} ms median, "
-        f"note write {statistics.median(write_s) * 1000:.1f} ms median "
-        f"(store of {len(cases)} notes)"
+        f"precision@3: {precision[False]:.3f} (query: signature + failing line, as at "
+        f"retrieval), {precision[True]:.3f} (+ a hypothesis naming the failure mode), "
+        f"chance {chance:.3f}"
+    )
+    print(
+        f"per attempt: retrieval = embedding {statistics.median(embed_s) * 1000:.1f} ms + "
+        f"store query {statistics.median(query_s) * 1000:.1f} ms (medians); note write "
+        f"{statistics.median(write_s) * 1000:.1f} ms (embedding + SQLite + Chroma), store of "
+        f"{len(cases)} notes"
     )
     print(
         f"per attempt: {statistics.median(embed_tokens):.0f} embedding tokens (one embedding), "
