@@ -13,15 +13,18 @@ from pathlib import Path
 
 import pytest
 
+from host.config import MemoryConfig
+from host.design import load_design
 from host.memory.embedding import PackagedMiniLM
 from host.memory.guard import AnswerKeyGuard
 from host.memory.hooks import judge
-from host.memory.memory import TaskMemory, offered_section
+from host.memory.memory import TaskMemory, offered_section, open_for_run
 from host.memory.notes import Failure, NoteDraft, Outcome, Signature
 from host.memory.store import MemoryStore
 
 from .scenario import TB_MARKER, VEC_MARKER, counter_tb, gray_vectors
 
+REPO = Path(__file__).resolve().parents[2]
 SIG = Signature(category="SIM_MISMATCH", tool_code="simulation", signal="count_o")
 
 
@@ -89,6 +92,22 @@ def test_forget_removes_note_and_vector(guarded: TaskMemory) -> None:
     assert not guarded.forget(note.id)
 
 
+def test_guard_of_a_registry_run_knows_the_reference_rtl(tmp_path: Path) -> None:
+    loaded = load_design(REPO / "hdl" / "blocks.yaml")
+    memory = open_for_run(
+        MemoryConfig(enabled=True), tmp_path / "run", loaded, REPO, None, PackagedMiniLM()
+    )
+    assert memory is not None
+    try:
+        reference = (REPO / "hdl" / "rtl" / "crc_checker.sv").read_text().splitlines()
+        line = next(x for x in reference if "crc_r[CRC_W-1]" in x)
+        assert memory.guard.reasons(f"try {line}")
+        header = loaded.design.block("crc_checker").interface.splitlines()[0]
+        assert not memory.guard.reasons(header)
+    finally:
+        memory.close()
+
+
 def test_made_worse_is_recorded_and_offered(guarded: TaskMemory) -> None:
     before = Failure(iteration=1, signature=SIG, mismatches=3, rank=2)
     worse = Failure(iteration=2, signature=SIG, mismatches=40, rank=2)
@@ -113,11 +132,20 @@ def test_made_worse_is_recorded_and_offered(guarded: TaskMemory) -> None:
 WRITER = """
 import sys
 from pathlib import Path
+from host.config import MemoryConfig
+from host.design import load_design
 from host.memory.embedding import PackagedMiniLM
 from host.memory.notes import Note, Signature
 from host.memory.store import MemoryStore
 
-store = MemoryStore(Path(sys.argv[1]), PackagedMiniLM())
+class Slow(PackagedMiniLM):
+    # Widens the window between a note's commit and its vector, where the kill should land.
+    def embed(self, texts):
+        import time
+        time.sleep(0.3)
+        return super().embed(texts)
+
+store = MemoryStore(Path(sys.argv[1]), Slow())
 start, count = int(sys.argv[2]), int(sys.argv[3])
 for i in range(start, start + count):
     sig = Signature(category="SIM_MISMATCH", signal=f"sig_{i}")
@@ -162,6 +190,9 @@ def test_kill_during_note_write_keeps_store_consistent(tmp_path: Path) -> None:
         time.sleep(0.01)
     os.kill(process.pid, signal.SIGKILL)
     process.wait(10)
+    with sqlite3.connect(db, timeout=5) as conn:
+        pending = conn.execute("SELECT COUNT(*) FROM notes WHERE embedded = 0").fetchone()[0]
+    assert pending >= 1, "the kill missed the window between a note and its vector"
     notes, vectors = consistent(folder)
     assert notes == vectors and len(notes) >= 8
     # Resume: writing goes on in the same store.
