@@ -113,11 +113,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         memory = TaskMemory("bench", Path(tmp) / "run", None, AnswerKeyGuard([]), 3, embedder)
         ids = []
-        for block, label, _mode, signature, original, mutated in cases:
+        for index, (block, label, _mode, signature, original, mutated) in enumerate(cases):
             clock = time.monotonic()
             note = memory.write(
                 block,
-                1,
+                index + 1,  # one mutant per attempt: each its own note
                 signature,
                 NoteDraft(hypothesis=label, fix_summary=f"restored: {original}"[:400]),
                 Outcome.FIXED,

@@ -5,6 +5,7 @@ per attempt, their outcomes updated; the design context of blocks already passed
 from __future__ import annotations
 
 import difflib
+import hashlib
 import uuid
 from pathlib import Path
 
@@ -121,9 +122,11 @@ class TaskMemory:
         correlation: str = "",
     ) -> Note | None:
         """A note into the run's store (and the project's); None when the guard refused it,
-        the refusal logged in the run's store."""
+        the refusal logged in the run's store. Its id comes from the run, block, attempt and
+        failure, so a step repeated after a crash rewrites the same note."""
+        key = f"{self.run}/{block}/{iteration}/{signature.model_dump_json()}"
         note = Note(
-            id=f"n-{uuid.uuid4().hex[:10]}",
+            id="n-" + hashlib.sha1(key.encode()).hexdigest()[:10],
             run=self.run,
             block=block,
             iteration=iteration,

@@ -123,6 +123,11 @@ def test_made_worse_is_recorded_and_offered(guarded: TaskMemory) -> None:
         draft("count wraps early", "widened the compare to nine bits"),
         judge(before, worse),
     )
+    # A remember step repeated after a crash rewrites the same note.
+    again = guarded.write(
+        "a", 1, SIG, draft("count wraps early", "widened the compare"), Outcome.MADE_WORSE
+    )
+    assert again is not None and len(guarded.own.notes()) == 1
     found = guarded.recall("SIM_MISMATCH count_o count wraps early", SIG)
     assert found and found[0][1].outcome == Outcome.MADE_WORSE
     text = offered_section(found)
