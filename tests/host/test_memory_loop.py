@@ -78,8 +78,13 @@ def test_note_of_a_reaches_b_and_saves_an_iteration(tmp_path: Path) -> None:
     assert [o["block"] for o in offered] == ["counter_a"]
     store = StateStore(run_on / "state.sqlite")
     steps = store.steps("counter_b")
-    events = [e for _, e in store.events() if e.kind == "memory_embed"]
+    kinds = {seq: (r.block, r.kind, r.iteration) for seq, r in store.steps()}
+    embeds = [(kinds[seq], e) for seq, e in store.events() if e.kind == "memory_embed"]
+    events = [e for _, e in embeds]
     store.close()
+    # Retrieval: at most one embedding per attempt (the others embed the notes written).
+    retrievals = [where for where, _ in embeds if where[1] != "remember"]
+    assert sorted((b, i) for b, _, i in retrievals) == [("counter_a", 1), ("counter_b", 1)]
     assert any(r.detail.get("memory_offered") == [offered[0]["id"]] for _, r in steps)
     assert "remember" in [r.kind for _, r in steps]
     # Memory calls are cost events; retrieval embeds once per failed attempt (B failed once,
