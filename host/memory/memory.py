@@ -18,7 +18,7 @@ from ..modem import Staging
 from .embedding import Counted, Embedder, PackagedMiniLM
 from .guard import AnswerKeyGuard, Refused
 from .notes import Link, Note, NoteDraft, Outcome, Signature
-from .store import MemoryStore
+from .store import MemoryStore, nearest_of
 
 PROJECT_DIR = Path(".silicon-agent") / "memory"
 RUN_DIR = "memory"
@@ -92,21 +92,12 @@ class TaskMemory:
     ) -> list[tuple[float, Note]]:
         """The nearest closed notes of every store, one embedding."""
         vector = self._embed([query], ledger, correlation)[0]
-        return self._nearest(vector, signature, k or self.top_k)
+        return self._nearest(vector, signature, k or self.top_k, frozenset())
 
     def _nearest(
-        self,
-        vector: np.ndarray,
-        signature: Signature | None,
-        k: int,
-        exclude: frozenset[str] = frozenset(),
+        self, vector: np.ndarray, signature: Signature | None, k: int, exclude: frozenset[str]
     ) -> list[tuple[float, Note]]:
-        found: dict[str, tuple[float, Note]] = {}
-        for store in self.stores:
-            for score, note in store.nearest(vector, signature, k, exclude):
-                if note.id not in found or found[note.id][0] < score:
-                    found[note.id] = (score, note)
-        return sorted(found.values(), key=lambda pair: -pair[0])[:k]
+        return nearest_of(self.stores, vector, signature, k, exclude)
 
     # --- writing -------------------------------------------------------------------------------
     def write(
@@ -144,7 +135,8 @@ class TaskMemory:
             return None
         vector = self._embed([note.search_text()], ledger, correlation)[0]
         note.links = [
-            Link(target=n.id, kind="similar") for _, n in self._nearest(vector, None, LINKS)
+            Link(target=n.id, kind="similar")
+            for _, n in self._nearest(vector, None, LINKS, frozenset())
         ]
         if follows:
             note.links.append(Link(target=follows, kind="follows"))

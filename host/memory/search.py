@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from .embedding import PackagedMiniLM
 from .memory import PROJECT_DIR, RUN_DIR
 from .notes import Note, Outcome
-from .store import MemoryStore
+from .store import MemoryStore, nearest_of
 
 MAX_QUERY = 2000
 MAX_K = 10
@@ -50,16 +50,12 @@ def search(folders: list[Path], query: str, k: int = 3) -> list[MemoryHit]:
     check_query(query, k)
     embedder = PackagedMiniLM()
     vector = embedder.embed([query])[0]
-    found: dict[str, MemoryHit] = {}
-    for folder in folders:
-        store = MemoryStore(folder, embedder)
-        try:
-            for score, note in store.nearest(vector, None, k):
-                if note.id not in found or found[note.id].score < score:
-                    found[note.id] = hit(score, note)
-        finally:
+    stores = [MemoryStore(folder, embedder) for folder in folders]
+    try:
+        return [hit(score, note) for score, note in nearest_of(stores, vector, None, k)]
+    finally:
+        for store in stores:
             store.close()
-    return sorted(found.values(), key=lambda h: -h.score)[:k]
 
 
 def hit(score: float, note: Note) -> MemoryHit:

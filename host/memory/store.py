@@ -226,3 +226,19 @@ class MemoryStore:
         got = self.vectors.get(include=["metadatas"])
         parts += [json.dumps(m) for m in got["metadatas"] or []]
         return "\n".join(parts)
+
+
+def nearest_of(
+    stores: list[MemoryStore],
+    vector: np.ndarray,
+    signature: Signature | None,
+    k: int,
+    exclude: frozenset[str] = frozenset(),
+) -> list[tuple[float, Note]]:
+    """The top k of several stores, a note held by more than one counted once."""
+    found: dict[str, tuple[float, Note]] = {}
+    for store in stores:
+        for score, note in store.nearest(vector, signature, k, exclude):
+            if note.id not in found or found[note.id][0] < score:
+                found[note.id] = (score, note)
+    return sorted(found.values(), key=lambda pair: -pair[0])[:k]
