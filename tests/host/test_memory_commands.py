@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from host.cli import main
-from host.memory.embedding import PackagedMiniLM
-from host.memory.guard import AnswerKeyGuard
-from host.memory.memory import PROJECT_DIR, TaskMemory
-from host.memory.notes import NoteDraft, Outcome, Signature
-from host.modem_server import build
+from silicon_agent.host.cli import main
+from silicon_agent.host.memory.embedding import PackagedMiniLM
+from silicon_agent.host.memory.guard import AnswerKeyGuard
+from silicon_agent.host.memory.memory import PROJECT_DIR, TaskMemory
+from silicon_agent.host.memory.notes import NoteDraft, Outcome, Signature
+from silicon_agent.host.modem_server import build
 
 from .scenario import write_mcp_json
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from host.memory.embedding import PackagedMiniLM
-from host.memory.notes import Outcome
-from host.memory.store import MemoryStore
-from host.runs import create_run, execute_run
-from host.state import BlockStatus, StateStore
-from servers.core.workspace import Workspace
-from servers.iverilog.server import build as build_iverilog
+from silicon_agent.host.memory.embedding import PackagedMiniLM
+from silicon_agent.host.memory.notes import Outcome
+from silicon_agent.host.memory.store import MemoryStore
+from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.state import BlockStatus, StateStore
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.server import build as build_iverilog
 
 from .memory_scenario import TAG, write_config, write_design
 from .scenario import TB_MARKER, write_mcp_json

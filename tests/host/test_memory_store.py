@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from host.config import MemoryConfig
-from host.design import load_design
-from host.memory.embedding import PackagedMiniLM
-from host.memory.guard import AnswerKeyGuard
-from host.memory.hooks import judge
-from host.memory.memory import TaskMemory, offered_section, open_for_run
-from host.memory.notes import Failure, NoteDraft, Outcome, Signature
-from host.memory.store import MemoryStore
+from silicon_agent.host.config import MemoryConfig
+from silicon_agent.host.design import load_design
+from silicon_agent.host.memory.embedding import PackagedMiniLM
+from silicon_agent.host.memory.guard import AnswerKeyGuard
+from silicon_agent.host.memory.hooks import judge
+from silicon_agent.host.memory.memory import TaskMemory, offered_section, open_for_run
+from silicon_agent.host.memory.notes import Failure, NoteDraft, Outcome, Signature
+from silicon_agent.host.memory.store import MemoryStore
 
 from .scenario import TB_MARKER, VEC_MARKER, counter_tb, gray_vectors
 
@@ -137,11 +137,11 @@ def test_made_worse_is_recorded_and_offered(guarded: TaskMemory) -> None:
 WRITER = """
 import sys
 from pathlib import Path
-from host.config import MemoryConfig
-from host.design import load_design
-from host.memory.embedding import PackagedMiniLM
-from host.memory.notes import Note, Signature
-from host.memory.store import MemoryStore
+from silicon_agent.host.config import MemoryConfig
+from silicon_agent.host.design import load_design
+from silicon_agent.host.memory.embedding import PackagedMiniLM
+from silicon_agent.host.memory.notes import Note, Signature
+from silicon_agent.host.memory.store import MemoryStore
 
 class Slow(PackagedMiniLM):
     # Widens the window between a note's commit and its vector, where the kill should land.
