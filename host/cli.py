@@ -36,6 +36,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         mcp_path=args.mcp_config,
         only=args.block or None,
         run_id=args.run_id,
+        memory=args.memory,
     )
     print(f"run {run.name} in {run}", flush=True)
     asyncio.run(execute_run(run))
@@ -166,6 +167,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_memory(args: argparse.Namespace) -> int:
+    from .memory.cli import cmd_memory as memory_command
+
+    return memory_command(args, runs_dir(args))
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="agent-host", description=__doc__)
     main.add_argument("--runs-dir", help=f"where runs live (default ${RUNS_ENV} or ./runs)")
@@ -177,6 +184,12 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--config", help="host config YAML, or a preset: local, local-exl2, cloud")
     run.add_argument("--mcp-config", help="mcp.json (default: the repository's)")
     run.add_argument("--run-id")
+    run.add_argument(
+        "--memory",
+        choices=["off", "run", "project"],
+        help="task memory: none, the run's own store, or also the workspace's project store "
+        "shared by its runs (default: the configuration's memory section)",
+    )
     run.set_defaults(func=cmd_run)
 
     status = commands.add_parser("status", help="blocks and budget of one run or all runs")
@@ -227,6 +240,10 @@ def parser() -> argparse.ArgumentParser:
     )
     add_serve_arguments(serve)
     serve.set_defaults(func=run_server)
+
+    from .memory.cli import add_memory_parser
+
+    add_memory_parser(commands).set_defaults(func=cmd_memory)
 
     bench = commands.add_parser("bench", help="pass rate, iterations, tokens, cost of a suite")
     bench.add_argument("suite", help="a suite file, or a design with generated vectors")

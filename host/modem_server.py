@@ -25,6 +25,8 @@ from silicon_agent.suite.roles import register_role_prompts
 from silicon_agent.suite.servers import MODEM
 
 from .mcp_client import REPO_ROOT, WORKSPACE_ENV, default_mcp_config, load_mcp_config
+from .memory.search import MemoryHit, store_folders
+from .memory.search import search as search_memory
 from .modem_desk import BlockBrief, BlockSummary, ModemDesk, SynthesisResult, VerifyResult
 
 MODEM_SERVER = MODEM.name
@@ -195,6 +197,17 @@ def build(
         if view.run and (Path(view.run) / "state.sqlite").exists():
             view.status = status_text(Path(view.run))
         return view
+
+    @server.tool()
+    async def memory_search(query: str, k: int = 3, run: str | None = None) -> list[MemoryHit]:
+        """Task memory: the notes nearest a failure's text (signature, message, hypothesis),
+        each with the fix tried and its outcome (fixed, not fixed, made worse), from the
+        workspace's project store and the run's (default: the latest run's) store."""
+        try:
+            folders = store_folders(runs, workspace, run)
+            return await asyncio.to_thread(search_memory, folders, query, k)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from exc
 
     @server.resource("modem://block/{block}", mime_type="application/json")
     def block_resource(block: str) -> str:

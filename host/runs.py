@@ -15,6 +15,7 @@ from .llm.base import Provider
 from .llm.gateway import Gateway
 from .loop import Team
 from .mcp_client import McpConfig, ServerPool, load_mcp_config, suite_mcp_config
+from .memory.memory import open_for_run
 from .modem import HIDDEN_DIR, Staging, designed_blocks, new_seed, stage
 from .modem_server import MODEM_SERVER
 from .orchestrator import Orchestrator
@@ -40,7 +41,10 @@ def create_run(
     mcp_path: str | None = None,
     only: list[str] | None = None,
     run_id: str | None = None,
+    memory: str | None = None,
 ) -> Path:
+    """`memory`: off, run (the run's own store) or project (also the workspace's store);
+    None keeps the configuration's choice."""
     loaded = load_design(design_path)
     load_config(config_path)  # fail early on a bad configuration
     unknown = sorted(set(only or []) - {b.name for b in loaded.design.blocks})
@@ -76,6 +80,7 @@ def create_run(
         tokens_spent=0,
         cost_spent=0.0,
         staging=staging.model_dump() if staging else None,
+        memory=memory,
     )
     store.init_blocks([b.name for b in loaded.design.blocks])
     if staging is not None:
@@ -105,6 +110,9 @@ async def execute_run(
         if staging is not None:
             loaded = loaded.model_copy(update={"workspace": Path(staging.workspace)})
         config = load_config(meta.get("config"))
+        if meta.get("memory"):
+            config.memory.enabled = meta["memory"] != "off"
+            config.memory.project = meta["memory"] == "project"
         gateway = Gateway(
             config,
             providers=providers,
@@ -123,6 +131,7 @@ async def execute_run(
             # The spec store is the design's own, not the staged workspace's.
             workspaces={n: source for n in servers.mcpServers if n.replace("-", "_") == "spec_rag"},
         )
+        memory = open_for_run(config.memory, folder.path, loaded, source, staging)
         async with pool:
             store.set_meta(servers=sorted(pool.clients), servers_failed=pool.failed)
             if "iverilog" not in pool.clients:
@@ -131,8 +140,21 @@ async def execute_run(
             def errors_of(block: str) -> list[dict[str, Any]]:
                 return [e for e in store.error_log() if e["block"] == block]
 
-            team = Team(loaded, config, gateway, pool, folder, error_log=errors_of, staging=staging)
-            return await Orchestrator(team, store, folder).run(meta.get("only"))
+            team = Team(
+                loaded,
+                config,
+                gateway,
+                pool,
+                folder,
+                error_log=errors_of,
+                staging=staging,
+                memory=memory,
+            )
+            try:
+                return await Orchestrator(team, store, folder).run(meta.get("only"))
+            finally:
+                if memory is not None:
+                    memory.close()
     finally:
         store.close()
 

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .llm.gateway import CostEvent, Exchange, Ledger, now_iso
+from .memory.notes import MemoryTrack
 
 
 class BlockStatus(StrEnum):
@@ -103,6 +104,7 @@ class BlockState(BaseModel):
     )
     reworks: int = Field(0, description="Times this block was sent back by a dependent")
     timing_returns: int = Field(0, description="Times the PnR Lead sent it back on timing")
+    memory: MemoryTrack | None = Field(None, description="Task memory's notes in flight")
 
 
 class StepRecord(BaseModel):

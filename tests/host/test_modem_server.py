@@ -32,6 +32,7 @@ TOOLS = {
     "resume_run",
     "answer_question",
     "job_status",
+    "memory_search",
 }
 
 
