@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from campaigns.cli import add_executor_options
+from campaigns.cli import add_executor_options, executor_if_asked
 
 from .llm.types import ModelUnreachable, ProviderError, StructuredOutputError
 from .runs import create_run, execute_run, resolve_run
@@ -28,6 +28,16 @@ def print_blocks(run: Path) -> None:
     print(status_text(run))
 
 
+def execute(run: Path, args: argparse.Namespace) -> None:
+    """The run's steps here, or each a task on the executor the options ask for."""
+    executor = executor_if_asked(args)
+    try:
+        asyncio.run(execute_run(run, executor=executor))
+    finally:
+        if executor is not None:
+            executor.close()
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     run = create_run(
         args.design,
@@ -38,7 +48,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         run_id=args.run_id,
     )
     print(f"run {run.name} in {run}", flush=True)
-    asyncio.run(execute_run(run))
+    execute(run, args)
     print_blocks(run)
     return 0
 
@@ -57,7 +67,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
                 store.set_meta(only=sorted({*store.meta()["only"], *args.redo}))
         finally:
             store.close()
-    asyncio.run(execute_run(run))
+    execute(run, args)
     print_blocks(run)
     return 0
 
@@ -177,6 +187,7 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--config", help="host config YAML, or a preset: local, local-exl2, cloud")
     run.add_argument("--mcp-config", help="mcp.json (default: the repository's)")
     run.add_argument("--run-id")
+    add_executor_options(run, "the steps run in this process")
     run.set_defaults(func=cmd_run)
 
     status = commands.add_parser("status", help="blocks and budget of one run or all runs")
@@ -191,6 +202,7 @@ def parser() -> argparse.ArgumentParser:
         help="write this block again (its spec or interface changed); passing blocks that "
         "use it are re-verified if its module header changes",
     )
+    add_executor_options(resume, "the steps run in this process")
     resume.set_defaults(func=cmd_resume)
 
     plan = commands.add_parser(
