@@ -59,9 +59,10 @@ def content(run: Path) -> dict[str, Any]:
 
 def report_text(run: Path, out: Path) -> str:
     """The HTML report without what differs from run to run: times, durations, ids, the run's
-    name, the timeline picture, and the order in which concurrent blocks' steps were committed
+    name and folder, the timeline picture, and the order in which concurrent blocks' steps were committed
     (the table rows are compared as a set; each block's own order is in ``content``)."""
-    text = Path(write_report(run, out)).read_text().replace(run.name, "RUN")
+    text = Path(write_report(run, out)).read_text()
+    text = text.replace(str(run.parent.parent), "ROOT").replace(run.name, "RUN")
     text = re.sub(r'<svg id="gantt".*?</svg>', "", text, flags=re.S)
     text = REPORT_VARYING.sub("#", re.sub(r"<tr><td>\d+</td>", "<tr>", text))
     rows = re.findall(r"<tr>.*?</tr>", text, flags=re.S)
