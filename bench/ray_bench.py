@@ -5,17 +5,22 @@
 2. The regression campaign (3 blocks x 2 seeds x 2 simulators by default, simulator builds
    warmed first) serially, on the pool and on Ray: wall time, speed-up over serial and speed-up
    per core.
+3. `agent-host run` of a design with two independent blocks (scripted model, replies
+   ``--llm-delay`` s late): its steps in the host's process (the default), each a task on the
+   serial executor, and each a Ray task: wall time and speed-up over the serial executor.
 
 Ray here is a private local instance with ``--workers`` CPUs (``ray.init``), run on a private
 loopback-only network (as root) so that it reaches no other address; the raw figures are
 printed for docs/campaigns.md's scale-out estimate.
 
-`python bench/ray_bench.py [--workers 2] [--short-tasks 200] [--long-tasks 4] [--seeds 2]`
+`python bench/ray_bench.py [--workers 2] [--short-tasks 200] [--long-tasks 4] [--seeds 2]
+[--llm-delay 1.0]`
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import pickle
 import sys
@@ -33,6 +38,8 @@ from campaigns.runner import CampaignRun
 from campaigns.task import Task, execute
 from campaigns.tools import PYTHON_PROBES, driver_check
 from hdl.campaign import PROBES, SIMULATORS, regression_tasks, run_regression, select
+from host.runs import create_run, execute_run
+from tests.campaigns.agent_run import content, design
 from tests.campaigns.private_network import private_loopback_network
 
 REPO = Path(__file__).resolve().parents[1]
@@ -68,6 +75,23 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - t0
 
 
+def agent_runs(ray: RayExecutor, delay_s: float) -> dict[str, float]:
+    """Wall time of one agent run per way of stepping it; their results must agree."""
+    root = Path(tempfile.mkdtemp(prefix="ray-bench-agent-"))
+    files = design(root / "design", delay_s)
+    walls: dict[str, float] = {}
+    results = {}
+    for name, executor in (("in-process", None), ("serial", SerialExecutor()), ("ray", ray)):
+        run = create_run(files[0], root / "runs", str(files[1]), str(files[2]), run_id=name)
+        t0 = time.perf_counter()
+        asyncio.run(execute_run(run, executor=executor))
+        walls[name] = time.perf_counter() - t0
+        results[name] = content(run)
+    if results["ray"] != results["serial"] or results["in-process"] != results["serial"]:
+        raise SystemExit("agent runs disagree between executors")
+    return walls
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--workers", type=int, default=2)
@@ -75,6 +99,7 @@ def main() -> None:
     ap.add_argument("--long-tasks", type=int, default=4)
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--blocks", nargs="+", default=SELECTION)
+    ap.add_argument("--llm-delay", type=float, default=1.0, help="scripted model reply delay")
     ap.add_argument("--json", type=Path, help="also write the raw figures here")
     args = ap.parse_args()
     w = args.workers
@@ -150,6 +175,13 @@ def main() -> None:
         f"({tasks[0].id}: {sizes['task_s']:.2f} s)"
     )
     figures["regression_tasks"] = sum(len(c) for _, c in selection) * len(sims) * args.seeds
+
+    print(f"\n== agent-host run: 2 independent blocks, model replies {args.llm_delay:g} s late")
+    walls = agent_runs(ray, args.llm_delay)
+    print(f"{'steps':>11} {'wall s':>8} {'speed-up':>9}")
+    for name, wall in walls.items():
+        print(f"{name:>11} {wall:>8.1f} {walls['serial'] / wall:>9.2f}")
+    figures["agent_run_wall_s"] = walls
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2) + "\n")
 

@@ -22,12 +22,13 @@ REPORT_VARYING = re.compile(
 )
 
 
-def design(root: Path) -> tuple[Path, Path, Path]:
-    """The design, its scripted team's config and its mcp.json."""
+def design(root: Path, delay_s: float = 0.0) -> tuple[Path, Path, Path]:
+    """The design, its scripted team's config (each reply ``delay_s`` late, as a model's would
+    be) and its mcp.json."""
     root.mkdir(parents=True, exist_ok=True)
     return (
         make_workspace(root, BLOCKS),
-        write_config(root, BLOCKS, parallel=2),
+        write_config(root, BLOCKS, parallel=2, delay_s=delay_s),
         write_mcp_json(root, SERVERS),
     )
 
@@ -59,8 +60,9 @@ def content(run: Path) -> dict[str, Any]:
 
 def report_text(run: Path, out: Path) -> str:
     """The HTML report without what differs from run to run: times, durations, ids, the run's
-    name and folder, the timeline picture, and the order in which concurrent blocks' steps were committed
-    (the table rows are compared as a set; each block's own order is in ``content``)."""
+    name and folder, the timeline picture, and the order in which concurrent blocks' steps
+    were committed (the table rows are compared as a set; each block's own order is in
+    ``content``)."""
     text = Path(write_report(run, out)).read_text()
     text = text.replace(str(run.parent.parent), "ROOT").replace(run.name, "RUN")
     text = re.sub(r'<svg id="gantt".*?</svg>', "", text, flags=re.S)

@@ -10,6 +10,8 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -22,6 +24,7 @@ from campaigns.ray_executor import RayExecutor
 from campaigns.tools import ToolMismatch
 from host.runs import create_run, execute_run
 from host.step_tasks import RECORD_FILE
+from tests.host.test_crash_resume import committed_steps, kill_after_steps
 
 from .agent_run import content, design, overlapping, report_text, step_spans
 from .conftest import TOOLS
@@ -31,6 +34,7 @@ ray = pytest.importorskip("ray")
 pytestmark = pytest.mark.slow
 
 STEP_TASKS = "ray::campaign:"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def run_with(executor: Any, root: Path, run_id: str) -> Path:
@@ -88,6 +92,57 @@ def test_killed_worker_step_is_rerun_and_counted_once(
     ids = [t["task_id"] for t in record["tasks"]]
     assert len(ids) == len(set(ids)) == sum(len(s) for s in content(run)["steps"].values())
     assert killed[0] not in {t["pid"] for t in record["tasks"]}
+
+
+def test_cancelled_run_cancels_its_ray_tasks(cluster: LocalCluster, tmp_path: Path) -> None:
+    files = design(tmp_path / "design")
+    run = create_run(files[0], tmp_path / "runs", str(files[1]), str(files[2]), run_id="cancel")
+    executor = RayExecutor(cluster.address)
+
+    async def start_then_cancel() -> None:
+        stepping = asyncio.create_task(execute_run(run, executor=executor))
+        deadline = time.monotonic() + 120
+        while not cluster.task_workers(STEP_TASKS) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert cluster.task_workers(STEP_TASKS), "no step task was seen running"
+        stepping.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await stepping
+
+    try:
+        asyncio.run(start_then_cancel())
+    finally:
+        executor.close()
+    deadline = time.monotonic() + 30
+    while cluster.task_workers(STEP_TASKS) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not cluster.task_workers(STEP_TASKS), "a cancelled step task still runs"
+
+
+def test_driver_killed_mid_run_resumes_on_ray_to_the_serial_result(
+    cluster: LocalCluster, serial_run: Path, tmp_path: Path
+) -> None:
+    """`agent-host run --ray-address` killed after some steps are committed (its Ray tasks die
+    with it, their owner); `agent-host resume --ray-address` ends where the serial run did."""
+    files = design(tmp_path / "design")
+    runs = tmp_path / "runs"
+    ray_args = ["--ray-address", cluster.address]
+    cli = [sys.executable, "-m", "host.cli", "--runs-dir", str(runs)]
+    db = runs / "crash" / "state.sqlite"
+    kill_after_steps(
+        [*cli, "run", str(files[0]), "--config", str(files[1]), "--mcp-config", str(files[2])]
+        + ["--run-id", "crash", *ray_args],
+        REPO,
+        db,
+        4,
+    )
+    assert 4 <= committed_steps(db) < sum(len(s) for s in content(serial_run)["steps"].values())
+    resumed = subprocess.run(
+        [*cli, "resume", "crash", *ray_args], cwd=REPO, capture_output=True, text=True, timeout=600
+    )
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert "ray on 2 node(s)" in resumed.stderr
+    assert content(runs / "crash") == content(serial_run)
 
 
 def test_node_whose_server_reports_another_tool_version_is_refused(
