@@ -20,8 +20,8 @@ from concurrent.futures import (
 )
 from typing import Protocol
 
-from campaigns.task import Task, TaskResult, execute
-from campaigns.tools import ToolCheck
+from silicon_agent.campaigns.task import Task, TaskResult, execute
+from silicon_agent.campaigns.tools import ToolCheck
 
 OnResult = Callable[[TaskResult], None]
 

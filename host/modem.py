@@ -53,14 +53,14 @@ def new_seed() -> int:
 
 
 def generator_block(block: Block) -> str:
-    """The refmodels block name in `python -m refmodels vectors NAME --out DIR`."""
+    """The refmodels block name in `python -m silicon_agent.refmodels vectors NAME --out DIR`."""
     assert block.vectors is not None
     words = block.vectors.generator.split()
     return words[words.index("vectors") + 1] if "vectors" in words else block.name
 
 
 def case_params(block: Block, case: str) -> dict[str, object]:
-    from refmodels.vectors import DEFAULT_CASES
+    from silicon_agent.refmodels.vectors import DEFAULT_CASES
 
     assert block.vectors is not None
     if case in block.vectors.extra_cases:
@@ -85,7 +85,7 @@ def generate_case(block: Block, case: str, out: Path, seed: int) -> JudgeRun:
     """One case's vectors in `out/<case>/` and the testbench's plusargs for them."""
     import json
 
-    from refmodels.vectors import generate
+    from silicon_agent.refmodels.vectors import generate
 
     with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
         sidecars = generate(generator_block(block), Path(tmp), seed, case_params(block, case))

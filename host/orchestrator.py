@@ -10,7 +10,7 @@ import logging
 import sys
 from typing import TextIO
 
-from campaigns.executors import Executor
+from silicon_agent.campaigns.executors import Executor
 
 from .design import topological_order
 from .llm.gateway import Ledger, now_iso

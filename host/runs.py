@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from campaigns.executors import Executor
+from silicon_agent.campaigns.executors import Executor
 
 from .config import HostConfig, load_config
 from .design import LoadedDesign, load_design

@@ -20,11 +20,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from campaigns.executors import Executor
-from campaigns.progress import Progress
-from campaigns.summary import RunRecord, tasks_per_node
-from campaigns.task import Outcome, Task, TaskResult
-from campaigns.tools import PROJECT, ToolMismatch, driver_check
+from silicon_agent.campaigns.executors import Executor
+from silicon_agent.campaigns.progress import Progress
+from silicon_agent.campaigns.summary import RunRecord, tasks_per_node
+from silicon_agent.campaigns.task import Outcome, Task, TaskResult
+from silicon_agent.campaigns.tools import PROJECT, ToolMismatch, driver_check
 
 from .config import HostConfig
 from .design import LoadedDesign
@@ -200,7 +200,7 @@ class StepTasks:
         meta = {**self.meta, "tokens_spent": gateway.tokens_spent, "cost_spent": gateway.cost_spent}
         task = Task(
             id=f"{name}:step{state.step_no:04d}",
-            fn="host.step_tasks:step_task",
+            fn="silicon_agent.host.step_tasks:step_task",
             args={
                 "run": str(self.team.folder.path),
                 "meta": meta,

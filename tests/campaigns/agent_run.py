@@ -8,8 +8,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from host.report import write_report
-from host.state import StateStore
+from silicon_agent.host.report import write_report
+from silicon_agent.host.state import StateStore
 from tests.host.scenario import make_workspace, write_config, write_mcp_json
 
 # Two blocks with no dependency between them, so both are ready at once.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from host.state import BlockState, BlockStatus, StateStore
+from silicon_agent.host.state import BlockState, BlockStatus, StateStore
 
 
 def test_blocks_stay_in_design_order_whichever_commits_last(tmp_path: Path) -> None:

@@ -19,11 +19,11 @@ from typing import Any
 
 import pytest
 
-from campaigns.executors import SerialExecutor
-from campaigns.ray_executor import RayExecutor
-from campaigns.tools import ToolMismatch
-from host.runs import create_run, execute_run
-from host.step_tasks import RECORD_FILE
+from silicon_agent.campaigns.executors import SerialExecutor
+from silicon_agent.campaigns.ray_executor import RayExecutor
+from silicon_agent.campaigns.tools import ToolMismatch
+from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.step_tasks import RECORD_FILE
 from tests.host.test_crash_resume import committed_steps, kill_after_steps
 
 from .agent_run import content, design, overlapping, report_text, step_spans
@@ -130,7 +130,7 @@ def test_driver_killed_mid_run_resumes_on_ray_to_the_serial_result(
     files = design(tmp_path / "design", MODEL_DELAY_S)
     runs = tmp_path / "runs"
     ray_args = ["--ray-address", cluster.address]
-    cli = [sys.executable, "-m", "host.cli", "--runs-dir", str(runs)]
+    cli = [sys.executable, "-m", "silicon_agent.host.cli", "--runs-dir", str(runs)]
     db = runs / "crash" / "state.sqlite"
     kill_after_steps(
         [*cli, "run", str(files[0]), "--config", str(files[1]), "--mcp-config", str(files[2])]
