@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from silicon_agent.campaigns.cli import add_executor_options
+from silicon_agent.campaigns.cli import add_executor_options, executor_if_asked
 
 from .llm.types import ModelUnreachable, ProviderError, StructuredOutputError
 from .runs import create_run, execute_run, resolve_run
@@ -28,6 +28,16 @@ def print_blocks(run: Path) -> None:
     print(status_text(run))
 
 
+def execute(run: Path, args: argparse.Namespace) -> None:
+    """The run's steps here, or each a task on the executor the options ask for."""
+    executor = executor_if_asked(args)
+    try:
+        asyncio.run(execute_run(run, executor=executor))
+    finally:
+        if executor is not None:
+            executor.close()
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     run = create_run(
         args.design,
@@ -39,7 +49,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         memory=args.memory,
     )
     print(f"run {run.name} in {run}", flush=True)
-    asyncio.run(execute_run(run))
+    execute(run, args)
     print_blocks(run)
     return 0
 
@@ -58,7 +68,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
                 store.set_meta(only=sorted({*store.meta()["only"], *args.redo}))
         finally:
             store.close()
-    asyncio.run(execute_run(run))
+    execute(run, args)
     print_blocks(run)
     return 0
 
@@ -190,6 +200,7 @@ def parser() -> argparse.ArgumentParser:
         help="task memory: none, the run's own store, or also the workspace's project store "
         "shared by its runs (default: the configuration's memory section)",
     )
+    add_executor_options(run, "the steps run in this process")
     run.set_defaults(func=cmd_run)
 
     status = commands.add_parser("status", help="blocks and budget of one run or all runs")
@@ -204,6 +215,7 @@ def parser() -> argparse.ArgumentParser:
         help="write this block again (its spec or interface changed); passing blocks that "
         "use it are re-verified if its module header changes",
     )
+    add_executor_options(resume, "the steps run in this process")
     resume.set_defaults(func=cmd_resume)
 
     plan = commands.add_parser(

@@ -185,8 +185,12 @@ class StateStore:
         return {name: BlockState.model_validate_json(body) for name, body in rows}
 
     def _put_block(self, state: BlockState) -> None:
+        # An update in place keeps the row's rowid, so blocks() stays in the design's order
+        # whichever block's step was committed last (REPLACE would move the row to the end).
         self.db.execute(
-            "INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO blocks VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET"
+            " status = excluded.status, iteration = excluded.iteration,"
+            " phase = excluded.phase, state = excluded.state, updated_at = excluded.updated_at",
             (
                 state.name,
                 state.status,
