@@ -4,8 +4,8 @@ Each server runs as its console process over real MCP stdio. Its peak resident s
 from /proc) is read after a good call alone and again after every hostile input, side by
 side, with the time each refusal took:
 - the waveform server, with every hostile file of tests/vcd/hostile.py;
-- the Icarus server, with designs that take slang forever or blow up in its preprocessor
-  (tests/core/test_compile_timeout.py); slang reads them in a capped worker that is killed
+- the Icarus and Verilator servers, with designs that take slang forever or blow up in its
+  preprocessor (tests/core/test_compile_timeout.py); slang reads them in a capped worker that is killed
   at the limit or dies alone, so the server's peak should not move.
 
 `python bench/hostile_inputs_bench.py`
@@ -76,15 +76,15 @@ async def measure(root: Path, expected: dict[str, str]) -> None:
         print(f"  peak over the good call alone: x{peak / baseline:.2f}")
 
 
-async def measure_icarus(root: Path) -> None:
-    module = "silicon_agent.servers.iverilog.server"
+async def measure_simulator(root: Path, name: str) -> None:
+    module = f"silicon_agent.servers.{name}.server"
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", module, "--workspace", str(root)],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         cwd=str(REPO),
     )
-    good = {"design": ["counter.sv"], "testbench": ["tb_counter.sv"], "timeout_s": 120}
+    good = {"design": ["counter.sv"], "testbench": ["tb_counter.sv"], "timeout_s": 600}
     hostile_designs = {
         "macro bomb 2^18": ({"design": ["bomb18.sv"], "testbench": ["tb.sv"]}, 30),
         "macro bomb 2^20": ({"design": ["bomb20.sv"], "testbench": ["tb.sv"]}, 8),
@@ -136,8 +136,9 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="sa-hostile-sv-"))
     try:
         write_designs(root)
-        print("mcp-iverilog over stdio, hostile designs (each followed by a good call):")
-        anyio.run(measure_icarus, root)
+        for name in ("iverilog", "verilator"):
+            print(f"mcp-{name} over stdio, hostile designs (each followed by a good call):")
+            anyio.run(measure_simulator, root, name)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
