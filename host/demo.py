@@ -129,11 +129,12 @@ def host_run(design: Path, run_id: str, config: Path, extra: list[str]) -> int:
          "--mcp-config", str(REPO / "mcp.json"), "--run-id", run_id, *extra],
         cwd=REPO, check=False,
     )  # fmt: skip
+    elapsed = time.monotonic() - started
     subprocess.run([*host, "status", run_id], cwd=REPO, check=False)
     report = subprocess.run(
         [*host, "report", run_id], cwd=REPO, check=False, capture_output=True, text=True
     )
-    print(f"wall time: {time.monotonic() - started:.0f} s", flush=True)
+    print(f"wall time of the run: {elapsed:.0f} s", flush=True)
     print(f"report: {report.stdout.strip() or report.stderr.strip()}", flush=True)
     return 0 if run.returncode == 0 and report.returncode == 0 else 1
 
