@@ -50,7 +50,7 @@ $(VENV)/installed.stamp: pyproject.toml $(APT_STAMP)
 setup: $(VENV)/installed.stamp $(OSU018_LIB) .venv-openlane/installed.stamp
 
 run: setup
-	$(PY) -m host.demo
+	$(PY) -m silicon_agent.host.demo
 
 test: setup
 	$(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadfile --durations=30 $(PYTEST_ARGS)
@@ -64,7 +64,7 @@ bench: setup
 
 # Claude Desktop starts servers from an unknown directory: print mcp.json with absolute paths.
 mcp-config: setup
-	$(PY) -m servers.core.mcp_config
+	$(PY) -m silicon_agent.servers.core.mcp_config
 
 clean:
 	rm -rf $(VENV) $(DEPS) .silicon-agent

@@ -22,12 +22,12 @@ from pathlib import Path
 import anyio
 from mcp import Client
 
-from servers.core import toolchain
-from servers.core.runner import run_process
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.iverilog.server import build
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core import toolchain
+from silicon_agent.servers.core.runner import run_process
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.iverilog.server import build
+from silicon_agent.servers.verilator.api import Verilator
 
 REPO = Path(__file__).resolve().parents[1]
 DESIGN = ["examples/counter/counter.sv"]

@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hdl.registry import load_registry
-from hdl.sim import VectorCase, VectorSet, repo_workspace, run_case, simulator
-from refmodels.turbo_decoder import siso_count
+from silicon_agent.hdl.registry import load_registry
+from silicon_agent.hdl.sim import VectorCase, VectorSet, repo_workspace, run_case, simulator
+from silicon_agent.refmodels.turbo_decoder import siso_count
 
 CLOCK_HZ = 100e6
 CAT1_MBPS = 10.3

@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hdl.registry import load_registry, load_sidecar
-from hdl.sim import VectorCase, VectorSet, repo_workspace, run_case, simulator
+from silicon_agent.hdl.registry import load_registry, load_sidecar
+from silicon_agent.hdl.sim import VectorCase, VectorSet, repo_workspace, run_case, simulator
 
 BLOCK = "lte_baseband_top"
 CLOCK_HZ = 100e6

@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hdl.registry import load_registry
-from hdl.sim import VectorCase, VectorSet, repo_workspace, run_case, simulator
+from silicon_agent.hdl.registry import load_registry
+from silicon_agent.hdl.sim import VectorCase, VectorSet, repo_workspace, run_case, simulator
 
 CLOCK_HZ = 100e6
 NEEDED_MSPS = 15.36

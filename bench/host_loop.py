@@ -23,12 +23,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from host.runs import create_run, execute_run  # noqa: E402
-from host.state import StateStore  # noqa: E402
-from servers.core.workspace import Workspace  # noqa: E402
-from servers.iverilog.server import build as build_iverilog  # noqa: E402
-from servers.vcd.server import build as build_vcd  # noqa: E402
-from servers.verilator.server import build as build_verilator  # noqa: E402
+from silicon_agent.host.runs import create_run, execute_run  # noqa: E402
+from silicon_agent.host.state import StateStore  # noqa: E402
+from silicon_agent.servers.core.workspace import Workspace  # noqa: E402
+from silicon_agent.servers.iverilog.server import build as build_iverilog  # noqa: E402
+from silicon_agent.servers.vcd.server import build as build_vcd  # noqa: E402
+from silicon_agent.servers.verilator.server import build as build_verilator  # noqa: E402
 from tests.host.scenario import make_workspace, write_config, write_mcp_json  # noqa: E402
 
 BLOCKS = ["counter", "gray", "counter_fix", "stuck"]
@@ -59,7 +59,7 @@ def one_run(parallel: int, latency: float, smoke: bool = False) -> dict[str, flo
     step_wall = sum(float(r.detail.get("wall_s", 0.0)) for _, r in steps)
     llm_time = sum(e.latency_s for _, e in events)
     probe = StateStore(root / "probe.sqlite")
-    from host.llm.gateway import Ledger
+    from silicon_agent.host.llm.gateway import Ledger
 
     t0 = time.perf_counter()
     for _, record in steps:

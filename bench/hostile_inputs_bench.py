@@ -34,7 +34,7 @@ def peak_rss_mb(marker: str) -> float | None:
             continue
         try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
-            if marker not in cmdline or "servers.vcd.server" not in cmdline:
+            if marker not in cmdline or "silicon_agent.servers.vcd.server" not in cmdline:
                 continue
             for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                 if line.startswith("VmHWM:"):
@@ -47,7 +47,7 @@ def peak_rss_mb(marker: str) -> float | None:
 async def measure(root: Path, expected: dict[str, str]) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "servers.vcd.server", "--workspace", str(root)],
+        args=["-m", "silicon_agent.servers.vcd.server", "--workspace", str(root)],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         cwd=str(REPO),
     )

@@ -26,9 +26,9 @@ import yaml
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from host.demo import local_model_config  # noqa: E402
-from host.runs import create_run, execute_run  # noqa: E402
-from host.state import StateStore  # noqa: E402
+from silicon_agent.host.demo import local_model_config  # noqa: E402
+from silicon_agent.host.runs import create_run, execute_run  # noqa: E402
+from silicon_agent.host.state import StateStore  # noqa: E402
 from tests.host.modem_scenario import write_config, write_rules  # noqa: E402
 from tests.host.scenario import write_mcp_json  # noqa: E402
 

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from servers.core.workspace import Workspace
+from silicon_agent.servers.core.workspace import Workspace
 
 REPO = Path(__file__).resolve().parents[1]
 CREATED: list[Path] = []
@@ -41,7 +41,7 @@ def fresh_workspace() -> Workspace:
 
 
 async def warm(cold: bool) -> tuple[float, bool]:
-    from servers.openlane import yosys_tool
+    from silicon_agent.servers.openlane import yosys_tool
 
     tool = yosys_tool.find_yosys()
     assert tool is not None, "no yosys"
@@ -67,7 +67,7 @@ async def main() -> None:
     parser.add_argument("--cold", action="store_true", help="measure a cold yowasp compile")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    from servers.openlane.synth import Synthesizer
+    from silicon_agent.servers.openlane.synth import Synthesizer
 
     warm_s, was_cold = await warm(args.cold)
     state = "cold compile" if was_cold else "already compiled (cache hit)"

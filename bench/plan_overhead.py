@@ -16,9 +16,9 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from host.planning.approval import approve, check_approved
-from host.planning.helper import file_answers
-from host.planning.session import plan_design
+from silicon_agent.host.planning.approval import approve, check_approved
+from silicon_agent.host.planning.helper import file_answers
+from silicon_agent.host.planning.session import plan_design
 from tests.planning.scenario import sumreg_rules, write_config
 
 DELAY = 0.2

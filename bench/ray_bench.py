@@ -26,13 +26,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from campaigns.calibrate import busy_task  # noqa: F401  (the tasks below name it)
-from campaigns.executors import Executor, PoolExecutor, SerialExecutor
-from campaigns.ray_executor import RayExecutor
-from campaigns.runner import CampaignRun
-from campaigns.task import Task, execute
-from campaigns.tools import PYTHON_PROBES, driver_check
-from hdl.campaign import PROBES, SIMULATORS, regression_tasks, run_regression, select
+from silicon_agent.campaigns.calibrate import busy_task  # noqa: F401  (the tasks below name it)
+from silicon_agent.campaigns.executors import Executor, PoolExecutor, SerialExecutor
+from silicon_agent.campaigns.ray_executor import RayExecutor
+from silicon_agent.campaigns.runner import CampaignRun
+from silicon_agent.campaigns.task import Task, execute
+from silicon_agent.campaigns.tools import PYTHON_PROBES, driver_check
+from silicon_agent.hdl.campaign import PROBES, SIMULATORS, regression_tasks, run_regression, select
 from tests.campaigns.private_network import private_loopback_network
 
 REPO = Path(__file__).resolve().parents[1]
@@ -42,7 +42,11 @@ SELECTION = ["crc_checker:crc24b_k40", "descrambler:r2_sf1", "qam_demodulator:qp
 
 def calibration(n: int, seconds: float, tag: str) -> list[Task]:
     return [
-        Task(id=f"{tag}-{i:05d}", fn="campaigns.calibrate:busy_task", args={"seconds": seconds})
+        Task(
+            id=f"{tag}-{i:05d}",
+            fn="silicon_agent.campaigns.calibrate:busy_task",
+            args={"seconds": seconds},
+        )
         for i in range(n)
     ]
 

@@ -23,10 +23,10 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np
 
-from refmodels.ber import channel_llrs
-from refmodels.e2e import run_e2e
-from refmodels.fixed_point import LLR, quantise
-from refmodels.turbo_decoder import turbo_decode
+from silicon_agent.refmodels.ber import channel_llrs
+from silicon_agent.refmodels.e2e import run_e2e
+from silicon_agent.refmodels.fixed_point import LLR, quantise
+from silicon_agent.refmodels.turbo_decoder import turbo_decode
 
 K = 6144
 ITERS = 8

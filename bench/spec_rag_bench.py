@@ -32,13 +32,13 @@ from pathlib import Path
 
 import numpy as np
 
-from servers.core.workspace import Workspace
-from servers.spec_rag.api import SpecLibrary
-from servers.spec_rag.chunking import SpecContent, build
-from servers.spec_rag.embedders import Embedder, LocalMiniLM, make_embedder
-from servers.spec_rag.lexical_tokens import query_tokens
-from servers.spec_rag.memory import rss_mb
-from servers.spec_rag.pdf_reader import read_pdf
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.spec_rag.api import SpecLibrary
+from silicon_agent.servers.spec_rag.chunking import SpecContent, build
+from silicon_agent.servers.spec_rag.embedders import Embedder, LocalMiniLM, make_embedder
+from silicon_agent.servers.spec_rag.lexical_tokens import query_tokens
+from silicon_agent.servers.spec_rag.memory import rss_mb
+from silicon_agent.servers.spec_rag.pdf_reader import read_pdf
 from tests.spec_rag.corpus import QUESTIONS, SPEC_36211, SPEC_36212, write_pdf
 from tests.spec_rag.docx_writer import QUESTIONS as STRUCTURE_QUESTIONS
 from tests.spec_rag.docx_writer import write_real_docx

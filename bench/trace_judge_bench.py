@@ -23,12 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from hdl.registry import load_registry
-from hdl.sim import VectorSet, repo_workspace
-from servers.core.models import Status
-from servers.core.sv.flow import SimulatorFlow
-from servers.iverilog.api import Icarus
-from servers.verilator.api import Verilator
+from silicon_agent.hdl.registry import load_registry
+from silicon_agent.hdl.sim import VectorSet, repo_workspace
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.sv.flow import SimulatorFlow
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.verilator.api import Verilator
 
 COUNTER = "hdl/examples/counter"
 

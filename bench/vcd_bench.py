@@ -99,9 +99,9 @@ def child(kind: str, path: Path) -> dict[str, float]:
         return {"seconds": time.perf_counter() - started, "peak_mb": peak_rss_mb(),
                 "base_mb": base}  # fmt: skip
     if kind == "wellen":
-        from servers.core.cache import file_digest
-        from servers.core.workspace import Workspace
-        from servers.vcd.api import Waves
+        from silicon_agent.servers.core.cache import file_digest
+        from silicon_agent.servers.core.workspace import Workspace
+        from silicon_agent.servers.vcd.api import Waves
 
         base = peak_rss_mb()
         waves = Waves(Workspace.open(path.parent))
@@ -140,9 +140,9 @@ def run_child(kind: str, path: Path) -> dict[str, float]:
 def warm_queries(path: Path, n: int) -> dict[str, float]:
     from vcdvcd import VCDVCD
 
-    from servers.core.workspace import Workspace
-    from servers.vcd.api import Waves
-    from servers.vcd.reader import open_wave
+    from silicon_agent.servers.core.workspace import Workspace
+    from silicon_agent.servers.vcd.api import Waves
+    from silicon_agent.servers.vcd.reader import open_wave
 
     waves = Waves(Workspace.open(path.parent))
     first = asyncio.run(waves.values_at(path.name, [PROBE], times=[0]))
@@ -219,7 +219,7 @@ def main() -> None:
     ratios = sorted(b["seconds"] / a["seconds"] for a, b in rounds)
     assert int(str(theirs["value"]), 2) == int(str(ours["value"]).split("'h")[1], 16)
     print(f"{'':8}{'cold s':>9}{'MB/s':>9}{'peak MB':>10}{'peak-base':>11}{'x file':>8}")
-    for name, r in (("raw", raw), ("servers.vcd", ours), ("vcdvcd", theirs)):
+    for name, r in (("raw", raw), ("silicon_agent.servers.vcd", ours), ("vcdvcd", theirs)):
         extra = r["peak_mb"] - r["base_mb"]
         print(f"{name:8}{r['seconds']:9.2f}{size_mb / r['seconds']:9.0f}{r['peak_mb']:10.0f}"
               f"{extra:11.0f}{r['peak_mb'] / size_mb:8.2f}")  # fmt: skip

@@ -20,14 +20,14 @@ import statistics
 import time
 from pathlib import Path
 
-from hdl.registry import REPO, load_registry
-from hdl.sim import VectorSet, repo_workspace
-from servers.core.cache import NO_CACHE_ENV
-from servers.core.models import Status
-from servers.core.sv.one_text import preprocess
-from servers.core.sv.slang_check import analyze
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
+from silicon_agent.hdl.registry import REPO, load_registry
+from silicon_agent.hdl.sim import VectorSet, repo_workspace
+from silicon_agent.servers.core.cache import NO_CACHE_ENV
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.sv.one_text import preprocess
+from silicon_agent.servers.core.sv.slang_check import analyze
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
 
 STUB = ".silicon-agent/bench/verdict_stub.sv"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from campaigns.task import Outcome
+from silicon_agent.campaigns.task import Outcome
 
 
 def busy_task(seconds: float) -> Outcome:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 
-from campaigns.executors import Executor, PoolExecutor, SerialExecutor
-from campaigns.ray_executor import ADDRESS_ENV, RayExecutor
+from silicon_agent.campaigns.executors import Executor, PoolExecutor, SerialExecutor
+from silicon_agent.campaigns.ray_executor import ADDRESS_ENV, RayExecutor
 
 
 def add_executor_options(ap: argparse.ArgumentParser) -> None:

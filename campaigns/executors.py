@@ -12,8 +12,8 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Protocol
 
-from campaigns.task import Task, TaskResult, execute
-from campaigns.tools import ToolCheck
+from silicon_agent.campaigns.task import Task, TaskResult, execute
+from silicon_agent.campaigns.tools import ToolCheck
 
 OnResult = Callable[[TaskResult], None]
 

@@ -6,7 +6,7 @@ import sys
 import time
 from typing import TextIO
 
-from campaigns.task import TaskResult
+from silicon_agent.campaigns.task import TaskResult
 
 MIN_INTERVAL_S = 1.0
 

@@ -9,9 +9,9 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from campaigns.executors import OnResult
-from campaigns.task import Task, TaskResult, execute
-from campaigns.tools import ToolCheck, ToolMismatch
+from silicon_agent.campaigns.executors import OnResult
+from silicon_agent.campaigns.task import Task, TaskResult, execute
+from silicon_agent.campaigns.tools import ToolCheck, ToolMismatch
 
 ADDRESS_ENV = "RAY_ADDRESS"
 NODE_ID_CHARS = 12

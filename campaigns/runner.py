@@ -10,11 +10,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from campaigns.executors import Executor
-from campaigns.progress import Progress
-from campaigns.summary import RunRecord, Summary, summarise, tasks_per_node, write
-from campaigns.task import Task, TaskResult
-from campaigns.tools import driver_check
+from silicon_agent.campaigns.executors import Executor
+from silicon_agent.campaigns.progress import Progress
+from silicon_agent.campaigns.summary import RunRecord, Summary, summarise, tasks_per_node, write
+from silicon_agent.campaigns.task import Task, TaskResult
+from silicon_agent.campaigns.tools import driver_check
 
 
 class CampaignRun:

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from campaigns.task import TaskResult
+from silicon_agent.campaigns.task import TaskResult
 
 
 class Summary(BaseModel):

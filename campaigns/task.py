@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from campaigns.tools import ToolCheck, check_tools
+from silicon_agent.campaigns.tools import ToolCheck, check_tools
 
 
 class Task(BaseModel):

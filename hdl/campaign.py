@@ -1,6 +1,6 @@
 """The regression as a campaign: every block x case x simulator x seed is one task, run by any
-executor (``python -m hdl.run --all``). A task makes its own vectors from its seed, so where
-it runs changes nothing."""
+executor (``python -m silicon_agent.hdl.run --all``). A task makes its own vectors from its
+seed, so where it runs changes nothing."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from campaigns.executors import Executor
-from campaigns.runner import CampaignRun
-from campaigns.summary import Summary, table
-from campaigns.task import Outcome, Task
-from campaigns.tools import PYTHON_PROBES
-from hdl.registry import Block, load_registry
-from hdl.sim import SimulatorName, VectorSet, repo_workspace, run_case
-from hdl.sim import simulator as make_simulator
-from servers.core import toolchain
-from servers.core.models import Status, ToolResult
+from silicon_agent.campaigns.executors import Executor
+from silicon_agent.campaigns.runner import CampaignRun
+from silicon_agent.campaigns.summary import Summary, table
+from silicon_agent.campaigns.task import Outcome, Task
+from silicon_agent.campaigns.tools import PYTHON_PROBES
+from silicon_agent.hdl.registry import Block, load_registry
+from silicon_agent.hdl.sim import SimulatorName, VectorSet, repo_workspace, run_case
+from silicon_agent.hdl.sim import simulator as make_simulator
+from silicon_agent.servers.core import toolchain
+from silicon_agent.servers.core.models import Status, ToolResult
 
 SIMULATORS: tuple[SimulatorName, ...] = ("iverilog", "verilator")
 CASE_TIMEOUT_S = 900.0
@@ -42,7 +42,7 @@ def verilator_version() -> str:
 
 def case_names(block: Block) -> list[str]:
     """The block's default refmodels cases, then the registry's extra cases."""
-    from refmodels.vectors import DEFAULT_CASES
+    from silicon_agent.refmodels.vectors import DEFAULT_CASES
 
     return [*DEFAULT_CASES[block.name], *block.vectors.extra_cases]
 
@@ -81,7 +81,7 @@ def regression_tasks(
     return [
         Task(
             id=task_id(block.name, case, sim, seed),
-            fn="hdl.campaign:run_case_task",
+            fn="silicon_agent.hdl.campaign:run_case_task",
             args={"block": block.name, "case": case, "simulator": sim, "seed": seed},
             resources={sim: 1},
         )
@@ -107,7 +107,7 @@ def verdict(result: ToolResult) -> dict[str, Any]:
 
 def run_case_task(block: str, case: str, simulator: SimulatorName, seed: int) -> Outcome:
     """One case of one block on one simulator: vectors from ``seed``, testbench seed
-    ``seed + 1`` (so seed 0 is what ``python -m hdl.run BLOCK`` runs)."""
+    ``seed + 1`` (so seed 0 is what ``python -m silicon_agent.hdl.run BLOCK`` runs)."""
     ws = repo_workspace()
     spec = load_registry().block(block)
     vectors = VectorSet(ws, "campaign")

@@ -1,5 +1,6 @@
-"""``python -m hdl.mutate [--blocks B ..] [--ray]``: the mutation campaign. Every mutant of
-``hdl/mutations.py`` is one task: a mutated copy of one design file, run on the block's case
+"""``python -m silicon_agent.hdl.mutate [--blocks B ..] [--ray]``: the mutation campaign.
+Every mutant of ``hdl/mutations.py`` is one task: a mutated copy of one design file,
+run on the block's case
 (SIM_FAIL is a caught mutant: a result, not a failure to retry). Exit status 1 when a mutant
 survives."""
 
@@ -11,16 +12,16 @@ import re
 import sys
 from pathlib import Path
 
-from campaigns.cli import add_executor_options, executor_from_args
-from campaigns.executors import Executor
-from campaigns.runner import CampaignRun
-from campaigns.summary import Summary, table
-from campaigns.task import Outcome, Task
-from hdl.campaign import PROBES, case_names
-from hdl.mutations import CASE_FOR, MUTATIONS, VERILATOR_MUTANTS
-from hdl.registry import REPO, load_registry
-from hdl.sim import SimulatorName, VectorSet, repo_workspace, run_case, simulator
-from servers.core.models import Status
+from silicon_agent.campaigns.cli import add_executor_options, executor_from_args
+from silicon_agent.campaigns.executors import Executor
+from silicon_agent.campaigns.runner import CampaignRun
+from silicon_agent.campaigns.summary import Summary, table
+from silicon_agent.campaigns.task import Outcome, Task
+from silicon_agent.hdl.campaign import PROBES, case_names
+from silicon_agent.hdl.mutations import CASE_FOR, MUTATIONS, VERILATOR_MUTANTS
+from silicon_agent.hdl.registry import REPO, load_registry
+from silicon_agent.hdl.sim import SimulatorName, VectorSet, repo_workspace, run_case, simulator
+from silicon_agent.servers.core.models import Status
 
 
 def mutant_id(block: str, label: str) -> str:
@@ -35,7 +36,7 @@ def mutation_tasks(blocks: list[str] | None = None) -> list[Task]:
     return [
         Task(
             id=mutant_id(block, label),
-            fn="hdl.mutate:mutant_task",
+            fn="silicon_agent.hdl.mutate:mutant_task",
             args={"block": block, "label": label},
             resources={sim_for(block): 1},
         )
@@ -103,7 +104,7 @@ def run_mutations(blocks: list[str] | None, executor: Executor, out: Path | None
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(prog="python -m hdl.mutate", description=__doc__)
+    ap = argparse.ArgumentParser(prog="python -m silicon_agent.hdl.mutate", description=__doc__)
     ap.add_argument("--blocks", nargs="+", help="only these blocks' mutants")
     ap.add_argument("--out", type=Path, help="write summary.json/.txt and run.json here")
     add_executor_options(ap)

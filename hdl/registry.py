@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from host.design import Block, BlockStatus, Design, Plusarg, Port, Vectors
-from host.yaml_file import read_yaml
-from servers.core.sv.trace import TraceSpec, TraceStream
+from silicon_agent.host.design import Block, BlockStatus, Design, Plusarg, Port, Vectors
+from silicon_agent.host.yaml_file import read_yaml
+from silicon_agent.servers.core.sv.trace import TraceSpec, TraceStream
 
 HDL_DIR = Path(__file__).resolve().parent
 REPO = HDL_DIR.parent

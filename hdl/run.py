@@ -1,8 +1,9 @@
-"""``python -m hdl.run BLOCK [--simulator iverilog|verilator] [--seed N] [--lint]``: generate
+"""``python -m silicon_agent.hdl.run BLOCK [--simulator S] [--seed N] [--lint]``: generate
 the block's refmodels vectors, run its testbench on every case through the suite's simulator
 API and print one verdict line per case (exit status 1 when any case fails).
 
-``python -m hdl.run --all [--blocks B[:CASE,..] ..] [--simulators ..] [--seeds N] [--ray]``:
+``python -m silicon_agent.hdl.run --all [--blocks B[:CASE,..] ..] [--simulators ..]
+[--seeds N] [--ray]``:
 the regression campaign, every block x case x simulator x seed as a task on an executor."""
 
 from __future__ import annotations
@@ -12,10 +13,10 @@ import asyncio
 import sys
 from pathlib import Path
 
-from campaigns.cli import add_executor_options, executor_from_args
-from hdl.campaign import SIMULATORS, run_regression, select
-from hdl.registry import load_registry
-from hdl.sim import VectorSet, repo_workspace, run_case, simulator
+from silicon_agent.campaigns.cli import add_executor_options, executor_from_args
+from silicon_agent.hdl.campaign import SIMULATORS, run_regression, select
+from silicon_agent.hdl.registry import load_registry
+from silicon_agent.hdl.sim import VectorSet, repo_workspace, run_case, simulator
 
 
 async def run_block(name: str, sim_name: str, seed: int, lint: bool) -> int:
@@ -44,7 +45,7 @@ async def run_block(name: str, sim_name: str, seed: int, lint: bool) -> int:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(prog="python -m hdl.run")
+    ap = argparse.ArgumentParser(prog="python -m silicon_agent.hdl.run")
     ap.add_argument("block", nargs="?")
     ap.add_argument("--simulator", default="verilator", choices=["iverilog", "verilator"])
     ap.add_argument("--seed", type=int, default=0, help="refmodels vector seed")

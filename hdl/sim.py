@@ -16,12 +16,12 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, ConfigDict, Field
 
-from hdl.registry import REPO, Block, block_trace, load_sidecar
-from hdl.trace_expect import expected_beats
-from servers.core.models import ToolResult
-from servers.core.workspace import Workspace
-from servers.iverilog import server as iverilog_server
-from servers.verilator import server as verilator_server
+from silicon_agent.hdl.registry import REPO, Block, block_trace, load_sidecar
+from silicon_agent.hdl.trace_expect import expected_beats
+from silicon_agent.servers.core.models import ToolResult
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog import server as iverilog_server
+from silicon_agent.servers.verilator import server as verilator_server
 
 SimulatorName = Literal["iverilog", "verilator"]
 
@@ -62,7 +62,7 @@ class VectorSet:
     ) -> list[VectorCase]:
         """Write ``block``'s default cases (those named in ``only``, when given; or one custom
         case) and describe each."""
-        from refmodels.vectors import generate
+        from silicon_agent.refmodels.vectors import generate
 
         out = self.root / block.name
         if params is not None:

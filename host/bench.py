@@ -23,10 +23,10 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from campaigns.executors import Executor, SerialExecutor
-from campaigns.runner import CampaignRun
-from campaigns.task import Outcome, Task
-from campaigns.tools import PROJECT
+from silicon_agent.campaigns.executors import Executor, SerialExecutor
+from silicon_agent.campaigns.runner import CampaignRun
+from silicon_agent.campaigns.task import Outcome, Task
+from silicon_agent.campaigns.tools import PROJECT
 
 from .design import load_design
 from .runs import create_run, execute_run
@@ -152,7 +152,7 @@ async def run_suite(
     tasks = [
         Task(
             id=run_id_of(suite, mode, index, sample),
-            fn="host.bench:problem_task",
+            fn="silicon_agent.host.bench:problem_task",
             args={
                 "suite_path": str(suite_path.resolve()),
                 "runs_dir": str(runs_dir.resolve()),

@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from campaigns.cli import add_executor_options
+from silicon_agent.campaigns.cli import add_executor_options
 
 from .llm.types import ModelUnreachable, ProviderError, StructuredOutputError
 from .runs import create_run, execute_run, resolve_run
@@ -140,7 +140,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from campaigns.cli import executor_from_args
+    from silicon_agent.campaigns.cli import executor_from_args
 
     from .bench import run_suite
     from .modem_bench import is_generated_design, run_modem_bench

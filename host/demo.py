@@ -23,7 +23,7 @@ from pathlib import Path
 import anyio
 import yaml
 
-from servers import demo as server_demo
+from silicon_agent.servers import demo as server_demo
 
 REPO = Path(__file__).resolve().parents[1]
 RUNS = REPO / "runs" / "demo"
@@ -122,7 +122,7 @@ LTE_BLOCK = "crc_checker"
 
 def host_run(design: Path, run_id: str, config: Path, extra: list[str]) -> int:
     """`agent-host run`, then its status and where its report is."""
-    host = [sys.executable, "-m", "host.cli", "--runs-dir", str(RUNS / "runs")]
+    host = [sys.executable, "-m", "silicon_agent.host.cli", "--runs-dir", str(RUNS / "runs")]
     started = time.monotonic()
     run = subprocess.run(
         [*host, "run", str(design), "--config", str(config),

@@ -53,7 +53,7 @@ class Plusarg(BaseModel):
             if self.bitmask:
                 return f"{sum(1 << int(i) for i in raw):x}"
             if self.qpp is not None:
-                from refmodels.qpp_table import QPP_TABLE
+                from silicon_agent.refmodels.qpp_table import QPP_TABLE
 
                 row = next(r for r in QPP_TABLE if r[0] == int(raw))
                 raw = row[1] if self.qpp == "f1" else row[2]
@@ -140,7 +140,7 @@ class Block(BaseModel):
         None,
         description="The DUT output streams the simulator servers trace and judge on their "
         "own (their TraceSpec, without the expected beats; checked against the ports by "
-        "hdl.registry)",
+        "silicon_agent.hdl.registry)",
     )
 
     @model_validator(mode="before")

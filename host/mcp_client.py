@@ -17,7 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from pydantic import BaseModel, ConfigDict, Field
 
-from suite.servers import SERVER_NAMES, WORKSPACE_ENV, server
+from silicon_agent.suite.servers import SERVER_NAMES, WORKSPACE_ENV, server
 
 from .llm.types import ToolSpec
 

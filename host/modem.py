@@ -54,14 +54,14 @@ def new_seed() -> int:
 
 
 def generator_block(block: Block) -> str:
-    """The refmodels block name in `python -m refmodels vectors NAME --out DIR`."""
+    """The refmodels block name in `python -m silicon_agent.refmodels vectors NAME --out DIR`."""
     assert block.vectors is not None
     words = block.vectors.generator.split()
     return words[words.index("vectors") + 1] if "vectors" in words else block.name
 
 
 def case_params(block: Block, case: str) -> dict[str, object]:
-    from refmodels.vectors import DEFAULT_CASES
+    from silicon_agent.refmodels.vectors import DEFAULT_CASES
 
     assert block.vectors is not None
     if case in block.vectors.extra_cases:
@@ -85,8 +85,8 @@ def _open_dirs(path: Path, stop: Path) -> None:
 def expected_file(block: Block, case_dir: Path, sidecar: dict[str, Any], into: Path) -> str | None:
     """The trace judge's expected beats of one case, written in `into` (a folder only the
     servers' uid reads: the sandboxed run never sees them); None for a block with no trace."""
-    from hdl.registry import block_trace
-    from hdl.trace_expect import expected_beats
+    from silicon_agent.hdl.registry import block_trace
+    from silicon_agent.hdl.trace_expect import expected_beats
 
     trace = block_trace(block)
     if trace is None:
@@ -105,7 +105,7 @@ def generate_case(
     trace judge's expected beats in `expected_dir`, when given)."""
     import json
 
-    from refmodels.vectors import generate
+    from silicon_agent.refmodels.vectors import generate
 
     with tempfile.TemporaryDirectory(dir=out.parent) as tmp:
         sidecars = generate(generator_block(block), Path(tmp), seed, case_params(block, case))
@@ -205,7 +205,7 @@ def testbench_arguments(
     the servers' workspace, when it is not the workspace itself). The trace judge's spec goes
     along when the run has expected beats: a candidate that prints the testbench's summary
     line itself is caught by the server's own trace of its output beats."""
-    from hdl.registry import block_trace
+    from silicon_agent.hdl.registry import block_trace
 
     assert block.verification is not None
     v = block.verification

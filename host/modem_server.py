@@ -21,8 +21,8 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from pydantic import BaseModel, Field
 
-from suite.roles import register_role_prompts
-from suite.servers import MODEM
+from silicon_agent.suite.roles import register_role_prompts
+from silicon_agent.suite.servers import MODEM
 
 from .mcp_client import REPO_ROOT, WORKSPACE_ENV, default_mcp_config, load_mcp_config
 from .modem_desk import (

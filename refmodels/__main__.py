@@ -1,7 +1,7 @@
-"""``python -m refmodels``."""
+"""``python -m silicon_agent.refmodels``."""
 
 import sys
 
-from refmodels.cli import main
+from silicon_agent.refmodels.cli import main
 
 sys.exit(main())

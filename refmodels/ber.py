@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
-from refmodels.fixed_point import LLR, quantise
-from refmodels.turbo_decoder import turbo_decode
-from refmodels.turbo_encoder import turbo_encode
+from silicon_agent.refmodels.fixed_point import LLR, quantise
+from silicon_agent.refmodels.turbo_decoder import turbo_decode
+from silicon_agent.refmodels.turbo_encoder import turbo_encode
 
 
 class BerPoint(BaseModel):

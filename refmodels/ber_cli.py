@@ -1,4 +1,4 @@
-"""``python -m refmodels ber``: BER/FER vs Eb/N0 of the turbo decoder, as CSV and PNG.
+"""``python -m silicon_agent.refmodels ber``: BER/FER vs Eb/N0 of the turbo decoder (CSV, PNG).
 
 The sweep is a campaign: each task is one chunk of code blocks at one Eb/N0 with its own seed,
 so any executor (in-process, a process pool, Ray) gives the same counts. A point stops at the
@@ -12,12 +12,12 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from campaigns.executors import Executor, SerialExecutor
-from campaigns.runner import CampaignRun
-from campaigns.summary import Summary, table
-from campaigns.task import Outcome, Task, TaskResult
-from campaigns.tools import PYTHON_PROBES
-from refmodels.ber import BerPoint, simulate_point
+from silicon_agent.campaigns.executors import Executor, SerialExecutor
+from silicon_agent.campaigns.runner import CampaignRun
+from silicon_agent.campaigns.summary import Summary, table
+from silicon_agent.campaigns.task import Outcome, Task, TaskResult
+from silicon_agent.campaigns.tools import PYTHON_PROBES
+from silicon_agent.refmodels.ber import BerPoint, simulate_point
 
 BATCH = 32
 SEED_STRIDE = 100003  # chunk j of run seed s is simulated with seed s * SEED_STRIDE + j
@@ -102,7 +102,16 @@ def run_ber(
                     args = {"k": k, "ebn0_db": p.ebn0_db, "chunk": j, "blocks": nb}
                     args |= {"iters": iters, "fixed": fixed, "seed": seed}
                     task_id = f"ber/K{k}/{mode}/ebn0{p.ebn0_db:+.3f}/chunk{j:05d}"
-                    wave.append((p, Task(id=task_id, fn="refmodels.ber_cli:chunk_task", args=args)))
+                    wave.append(
+                        (
+                            p,
+                            Task(
+                                id=task_id,
+                                fn="silicon_agent.refmodels.ber_cli:chunk_task",
+                                args=args,
+                            ),
+                        )
+                    )
                 p.next_chunk = min(p.next_chunk + per_point, n_chunks)
             results = run.run([t for _, t in wave])
             for (p, _), result in zip(wave, results, strict=True):

@@ -12,7 +12,7 @@ from typing import Literal
 
 import numpy as np
 
-from refmodels.cell_config import SAMPLE_RATE
+from silicon_agent.refmodels.cell_config import SAMPLE_RATE
 
 Profile = Literal["awgn", "epa", "eva", "etu"]
 

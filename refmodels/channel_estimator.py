@@ -19,9 +19,9 @@ import itertools
 
 import numpy as np
 
-from refmodels.cell_config import N_SC, N_SYMB_SF, N_SYMB_SLOT, CellConfig
-from refmodels.crs import crs_subcarriers, crs_symbols_in_subframe, crs_values
-from refmodels.fixed_point import CHAN_EST, NOISE_VAR, saturate, shift_round
+from silicon_agent.refmodels.cell_config import N_SC, N_SYMB_SF, N_SYMB_SLOT, CellConfig
+from silicon_agent.refmodels.crs import crs_subcarriers, crs_symbols_in_subframe, crs_values
+from silicon_agent.refmodels.fixed_point import CHAN_EST, NOISE_VAR, saturate, shift_round
 
 INV_SQRT2_Q15 = 23170
 

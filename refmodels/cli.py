@@ -1,4 +1,4 @@
-"""Command line: ``python -m refmodels vectors|e2e|ber ...``."""
+"""Command line: ``python -m silicon_agent.refmodels vectors|e2e|ber ...``."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 def _cmd_vectors(args: argparse.Namespace) -> int:
     """Cmd vectors (tooling, no 3GPP clause)."""
-    from refmodels.vectors import generate, parse_params
+    from silicon_agent.refmodels.vectors import generate, parse_params
 
     paths = generate(
         args.block, Path(args.out), seed=args.seed, params=parse_params(args.params or [])
@@ -21,7 +21,7 @@ def _cmd_vectors(args: argparse.Namespace) -> int:
 
 def _cmd_e2e(args: argparse.Namespace) -> int:
     """Cmd e2e (TS 36.101 A.3 reference channels)."""
-    from refmodels.e2e import run_e2e
+    from silicon_agent.refmodels.e2e import run_e2e
 
     rep = run_e2e(
         args.rc,
@@ -64,8 +64,8 @@ def _frange(spec: str) -> list[float]:
 
 def _cmd_ber(args: argparse.Namespace) -> int:
     """Cmd ber (TS 36.212 5.1.3.2)."""
-    from campaigns.cli import executor_from_args
-    from refmodels.ber_cli import run_ber
+    from silicon_agent.campaigns.cli import executor_from_args
+    from silicon_agent.refmodels.ber_cli import run_ber
 
     run_ber(
         k=args.K,
@@ -84,11 +84,11 @@ def _cmd_ber(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argparse tree of all sub-commands (tooling, no 3GPP clause)."""
-    from campaigns.cli import add_executor_options
-    from refmodels.vectors import BLOCKS
+    from silicon_agent.campaigns.cli import add_executor_options
+    from silicon_agent.refmodels.vectors import BLOCKS
 
     ap = argparse.ArgumentParser(
-        prog="python -m refmodels", description="LTE Cat-1 DL PHY reference models"
+        prog="python -m silicon_agent.refmodels", description="LTE Cat-1 DL PHY reference models"
     )
     sub = ap.add_subparsers(dest="cmd", required=True)
     v = sub.add_parser("vectors", help="write golden vectors for one RTL block")
@@ -132,7 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of ``python -m refmodels`` (tooling, no 3GPP clause)."""
+    """Entry point of ``python -m silicon_agent.refmodels`` (tooling, no 3GPP clause)."""
     args = build_parser().parse_args(argv)
     return int(args.func(args))
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from refmodels.crc import CrcName, crc_check, crc_check_batch, crc_remainder
+from silicon_agent.refmodels.crc import CrcName, crc_check, crc_check_batch, crc_remainder
 
 
 def check_block(bits_with_crc: np.ndarray, name: CrcName) -> bool:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from refmodels.cell_config import N_RB_DL, N_RB_MAX, N_SYMB_SLOT
-from refmodels.gold import gold_sequence
+from silicon_agent.refmodels.cell_config import N_RB_DL, N_RB_MAX, N_SYMB_SLOT
+from silicon_agent.refmodels.gold import gold_sequence
 
 
 def crs_c_init(n_s: int, l: int, n_cell_id: int, n_cp: int = 1) -> int:  # noqa: E741
@@ -41,7 +41,7 @@ def crs_values(subframe: int, sym: int, n_cell_id: int, n_rb: int = N_RB_DL) -> 
 
 def crs_mask(n_cell_id: int) -> np.ndarray:
     """(14, 600) bool mask of port-0 CRS REs in a subframe (TS 36.211 6.10.1.2)."""
-    from refmodels.cell_config import N_SC, N_SYMB_SF
+    from silicon_agent.refmodels.cell_config import N_SC, N_SYMB_SF
 
     mask = np.zeros((N_SYMB_SF, N_SC), bool)
     for sym in crs_symbols_in_subframe():

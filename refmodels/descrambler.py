@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from refmodels.gold import gold_sequence
+from silicon_agent.refmodels.gold import gold_sequence
 
 
 def descramble(llr: np.ndarray, c_init: int) -> np.ndarray:

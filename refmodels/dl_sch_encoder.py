@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
-from refmodels.crc import crc_attach
-from refmodels.rate_matching import code_block_e, n_cb, rate_match
-from refmodels.segmentation import Segmentation, segment
-from refmodels.turbo_encoder import turbo_encode
+from silicon_agent.refmodels.crc import crc_attach
+from silicon_agent.refmodels.rate_matching import code_block_e, n_cb, rate_match
+from silicon_agent.refmodels.segmentation import Segmentation, segment
+from silicon_agent.refmodels.turbo_encoder import turbo_encode
 
 
 class CodeBlockPlan(BaseModel):
@@ -35,7 +35,7 @@ class DlSchPlan(BaseModel):
 
 def plan_dl_sch(tbs: int, g: int, qm: int, rv: int = 0, n_ir: int | None = None) -> DlSchPlan:
     """Derive segmentation, E_r and N_cb for a transport block of ``tbs`` bits (5.1.2, 5.1.4)."""
-    from refmodels.segmentation import segmentation_params
+    from silicon_agent.refmodels.segmentation import segmentation_params
 
     seg = segmentation_params(tbs + 24)
     blocks = []

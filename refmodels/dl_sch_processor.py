@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
-from refmodels.crc import crc_check
-from refmodels.dl_sch_encoder import DlSchPlan
-from refmodels.fixed_point import LLR
-from refmodels.mac_pdu import MacSdu, parse_mac_pdu
-from refmodels.rate_dematcher import rate_dematch, rate_dematch_fixed
-from refmodels.segmentation import desegment
-from refmodels.turbo_decoder import turbo_decode
+from silicon_agent.refmodels.crc import crc_check
+from silicon_agent.refmodels.dl_sch_encoder import DlSchPlan
+from silicon_agent.refmodels.fixed_point import LLR
+from silicon_agent.refmodels.mac_pdu import MacSdu, parse_mac_pdu
+from silicon_agent.refmodels.rate_dematcher import rate_dematch, rate_dematch_fixed
+from silicon_agent.refmodels.segmentation import desegment
+from silicon_agent.refmodels.turbo_decoder import turbo_decode
 
 
 class DlSchResult(BaseModel):

@@ -10,22 +10,22 @@ import time
 import numpy as np
 from pydantic import BaseModel
 
-from refmodels.cell_config import CellConfig
-from refmodels.channel import Profile, awgn, frequency_offset, multipath
-from refmodels.channel_estimator import estimate_channel, estimate_channel_fixed
-from refmodels.descrambler import descramble
-from refmodels.dl_sch_encoder import encode_dl_sch
-from refmodels.dl_sch_processor import decode_dl_sch
-from refmodels.equalizer import Method, equalize, equalize_fixed
-from refmodels.fixed_point import IQ_SAMPLE, quantise
-from refmodels.modulation import modulate, modulation_for_qm
-from refmodels.ofdm_demodulator import ofdm_demodulate, ofdm_demodulate_fixed
-from refmodels.ofdm_modulator import ofdm_modulate
-from refmodels.qam_demodulator import demodulate, demodulate_fixed
-from refmodels.reference_channels import REFERENCE_CHANNELS
-from refmodels.resource_demapper import extract_pdsch
-from refmodels.resource_grid import build_subframe, pdsch_capacity
-from refmodels.scrambling import pdsch_c_init, scramble
+from silicon_agent.refmodels.cell_config import CellConfig
+from silicon_agent.refmodels.channel import Profile, awgn, frequency_offset, multipath
+from silicon_agent.refmodels.channel_estimator import estimate_channel, estimate_channel_fixed
+from silicon_agent.refmodels.descrambler import descramble
+from silicon_agent.refmodels.dl_sch_encoder import encode_dl_sch
+from silicon_agent.refmodels.dl_sch_processor import decode_dl_sch
+from silicon_agent.refmodels.equalizer import Method, equalize, equalize_fixed
+from silicon_agent.refmodels.fixed_point import IQ_SAMPLE, quantise
+from silicon_agent.refmodels.modulation import modulate, modulation_for_qm
+from silicon_agent.refmodels.ofdm_demodulator import ofdm_demodulate, ofdm_demodulate_fixed
+from silicon_agent.refmodels.ofdm_modulator import ofdm_modulate
+from silicon_agent.refmodels.qam_demodulator import demodulate, demodulate_fixed
+from silicon_agent.refmodels.reference_channels import REFERENCE_CHANNELS
+from silicon_agent.refmodels.resource_demapper import extract_pdsch
+from silicon_agent.refmodels.resource_grid import build_subframe, pdsch_capacity
+from silicon_agent.refmodels.scrambling import pdsch_c_init, scramble
 
 AGC_TARGET_RMS = 2.0**-3  # ADC back-off ahead of the fixed-point receiver (-18 dBFS)
 

@@ -17,7 +17,7 @@ from typing import Literal
 
 import numpy as np
 
-from refmodels.fixed_point import EQ_OUT, NOISE_SCALE, saturate
+from silicon_agent.refmodels.fixed_point import EQ_OUT, NOISE_SCALE, saturate
 
 Method = Literal["zf", "mmse"]
 

@@ -17,9 +17,9 @@ from functools import cache
 
 import numpy as np
 
-from refmodels.cell_config import N_FFT, N_SYMB_SF, N_SYMB_SLOT, cp_length
-from refmodels.fixed_point import FFT_OUT, IQ_SAMPLE, saturate, shift_round
-from refmodels.ofdm_modulator import bins_to_grid
+from silicon_agent.refmodels.cell_config import N_FFT, N_SYMB_SF, N_SYMB_SLOT, cp_length
+from silicon_agent.refmodels.fixed_point import FFT_OUT, IQ_SAMPLE, saturate, shift_round
+from silicon_agent.refmodels.ofdm_modulator import bins_to_grid
 
 FFT_ADVANCE = 4
 FFT_SCALE = 32

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from refmodels.cell_config import N_FFT, N_SC, N_SYMB_SF, N_SYMB_SLOT, cp_length
+from silicon_agent.refmodels.cell_config import N_FFT, N_SC, N_SYMB_SF, N_SYMB_SLOT, cp_length
 
 
 def grid_to_bins(symbol: np.ndarray) -> np.ndarray:

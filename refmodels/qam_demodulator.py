@@ -10,8 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from refmodels.fixed_point import EQ_OUT, LLR, NOISE_SCALE, round_half_up, saturate, shift_round
-from refmodels.modulation import BITS_PER_SYMBOL, Modulation, norm_factor, pam_levels
+from silicon_agent.refmodels.fixed_point import (
+    EQ_OUT,
+    LLR,
+    NOISE_SCALE,
+    round_half_up,
+    saturate,
+    shift_round,
+)
+from silicon_agent.refmodels.modulation import BITS_PER_SYMBOL, Modulation, norm_factor, pam_levels
 
 # LLR_raw = D_raw * scale_raw / 2^SHIFT with D in (EQ_OUT LSB)^2 and scale in NOISE_SCALE LSBs.
 FIXED_SHIFT = 2 * EQ_OUT.frac + NOISE_SCALE.frac - LLR.frac

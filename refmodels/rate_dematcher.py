@@ -10,8 +10,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from refmodels.fixed_point import LLR
-from refmodels.rate_matching import selection_indices
+from silicon_agent.refmodels.fixed_point import LLR
+from silicon_agent.refmodels.rate_matching import selection_indices
 
 
 def rate_dematch(

@@ -11,7 +11,7 @@ from functools import cache, lru_cache
 
 import numpy as np
 
-from refmodels.ue_category import CAT1
+from silicon_agent.refmodels.ue_category import CAT1
 
 C_SUBBLOCK = 32
 # Inter-column permutation pattern, TS 36.212 Table 5.1.4-1.

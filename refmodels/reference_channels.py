@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
-from refmodels.cell_config import N_RB_DL
+from silicon_agent.refmodels.cell_config import N_RB_DL
 
 
 class ReferenceChannel(BaseModel):

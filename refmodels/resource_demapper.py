@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from refmodels.cell_config import N_SYMB_SLOT, CellConfig
-from refmodels.crs import crs_subcarriers, crs_symbols_in_subframe
-from refmodels.resource_grid import pdsch_indices
+from silicon_agent.refmodels.cell_config import N_SYMB_SLOT, CellConfig
+from silicon_agent.refmodels.crs import crs_subcarriers, crs_symbols_in_subframe
+from silicon_agent.refmodels.resource_grid import pdsch_indices
 
 
 def extract_pdsch(grid: np.ndarray, cell: CellConfig, prbs: np.ndarray) -> np.ndarray:

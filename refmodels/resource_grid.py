@@ -9,9 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from refmodels.cell_config import N_SC, N_SC_RB, N_SYMB_SF, N_SYMB_SLOT, CellConfig
-from refmodels.crs import crs_mask, crs_subcarriers, crs_symbols_in_subframe, crs_values
-from refmodels.sync_signals import (
+from silicon_agent.refmodels.cell_config import N_SC, N_SC_RB, N_SYMB_SF, N_SYMB_SLOT, CellConfig
+from silicon_agent.refmodels.crs import (
+    crs_mask,
+    crs_subcarriers,
+    crs_symbols_in_subframe,
+    crs_values,
+)
+from silicon_agent.refmodels.sync_signals import (
     PBCH_SYMBOLS,
     PSS_SYMBOL,
     SSS_SYMBOL,

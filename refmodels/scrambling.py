@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from refmodels.gold import gold_sequence
+from silicon_agent.refmodels.gold import gold_sequence
 
 
 def pdsch_c_init(n_rnti: int, n_cell_id: int, subframe: int, q: int = 0) -> int:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from pydantic import BaseModel
 
-from refmodels.crc import crc_attach
-from refmodels.qpp_table import VALID_K
+from silicon_agent.refmodels.crc import crc_attach
+from silicon_agent.refmodels.qpp_table import VALID_K
 
 Z_MAX = 6144  # maximum code block size Z of 5.1.2
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from refmodels.cell_config import N_SC, N_SYMB_SF, N_SYMB_SLOT
+from silicon_agent.refmodels.cell_config import N_SC, N_SYMB_SF, N_SYMB_SLOT
 
 PSS_ROOTS = (25, 29, 34)  # Table 6.11.1.1-1
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from refmodels.ue_category import CAT1, UeCategory, check_transport_blocks
+from silicon_agent.refmodels.ue_category import CAT1, UeCategory, check_transport_blocks
 
 TABLE_FILE = Path(__file__).with_name("tbs_table_36213.json")
 I_MCS_MAX = 31

@@ -31,9 +31,9 @@ from numba.core.cpu import CPUTargetOptions
 from numba.core.options import TargetOptions
 from pydantic import BaseModel, ConfigDict
 
-from refmodels.crc import crc_check_batch
-from refmodels.fixed_point import APP_LLR, EXTRINSIC, LLR, STATE_METRIC
-from refmodels.qpp_table import qpp_permutation
+from silicon_agent.refmodels.crc import crc_check_batch
+from silicon_agent.refmodels.fixed_point import APP_LLR, EXTRINSIC, LLR, STATE_METRIC
+from silicon_agent.refmodels.qpp_table import qpp_permutation
 
 
 def _trellis() -> tuple[np.ndarray, np.ndarray]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from refmodels.qpp_table import qpp_permutation
+from silicon_agent.refmodels.qpp_table import qpp_permutation
 
 
 @numba.njit(cache=True)

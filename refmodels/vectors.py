@@ -15,15 +15,19 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from refmodels.cell_config import CellConfig
-from refmodels.channel import awgn, multipath
-from refmodels.channel_estimator import estimate_channel_fixed
-from refmodels.crc import crc_attach, crc_remainder
-from refmodels.descrambler import descramble
-from refmodels.dl_sch_encoder import DlSchPlan, encode_dl_sch
-from refmodels.dl_sch_processor import decode_dl_sch, decode_soft_blocks, dematch_blocks
-from refmodels.equalizer import equalize_fixed
-from refmodels.fixed_point import (
+from silicon_agent.refmodels.cell_config import CellConfig
+from silicon_agent.refmodels.channel import awgn, multipath
+from silicon_agent.refmodels.channel_estimator import estimate_channel_fixed
+from silicon_agent.refmodels.crc import crc_attach, crc_remainder
+from silicon_agent.refmodels.descrambler import descramble
+from silicon_agent.refmodels.dl_sch_encoder import DlSchPlan, encode_dl_sch
+from silicon_agent.refmodels.dl_sch_processor import (
+    decode_dl_sch,
+    decode_soft_blocks,
+    dematch_blocks,
+)
+from silicon_agent.refmodels.equalizer import equalize_fixed
+from silicon_agent.refmodels.fixed_point import (
     APP_LLR,
     CHAN_EST,
     EQ_OUT,
@@ -35,20 +39,24 @@ from refmodels.fixed_point import (
     formats_table,
     quantise,
 )
-from refmodels.gold import gold_sequence
-from refmodels.hexio import pack_iq, write_hex
-from refmodels.modulation import BITS_PER_SYMBOL, modulate, modulation_for_qm
-from refmodels.ofdm_demodulator import FFT_ADVANCE, SCALED_STAGES, ofdm_demodulate_fixed
-from refmodels.ofdm_modulator import ofdm_modulate
-from refmodels.qam_demodulator import FIXED_SHIFT, demodulate_fixed, level_raw
-from refmodels.rate_dematcher import rate_dematch_fixed
-from refmodels.rate_matching import n_cb, rate_match
-from refmodels.reference_channels import REFERENCE_CHANNELS
-from refmodels.resource_demapper import extract_pdsch
-from refmodels.resource_grid import build_subframe, pdsch_capacity, pdsch_mask
-from refmodels.scrambling import pdsch_c_init, scramble
-from refmodels.turbo_decoder import turbo_decode
-from refmodels.turbo_encoder import turbo_encode
+from silicon_agent.refmodels.gold import gold_sequence
+from silicon_agent.refmodels.hexio import pack_iq, write_hex
+from silicon_agent.refmodels.modulation import BITS_PER_SYMBOL, modulate, modulation_for_qm
+from silicon_agent.refmodels.ofdm_demodulator import (
+    FFT_ADVANCE,
+    SCALED_STAGES,
+    ofdm_demodulate_fixed,
+)
+from silicon_agent.refmodels.ofdm_modulator import ofdm_modulate
+from silicon_agent.refmodels.qam_demodulator import FIXED_SHIFT, demodulate_fixed, level_raw
+from silicon_agent.refmodels.rate_dematcher import rate_dematch_fixed
+from silicon_agent.refmodels.rate_matching import n_cb, rate_match
+from silicon_agent.refmodels.reference_channels import REFERENCE_CHANNELS
+from silicon_agent.refmodels.resource_demapper import extract_pdsch
+from silicon_agent.refmodels.resource_grid import build_subframe, pdsch_capacity, pdsch_mask
+from silicon_agent.refmodels.scrambling import pdsch_c_init, scramble
+from silicon_agent.refmodels.turbo_decoder import turbo_decode
+from silicon_agent.refmodels.turbo_encoder import turbo_encode
 
 
 class VectorFile(BaseModel):
@@ -364,7 +372,7 @@ def _through_channel(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Time-domain samples through a TS 36.101 B.2 profile (none for "awgn") and AWGN at snr dB,
     scaled by the AGC and quantised to IQ_SAMPLE as the receiver's ADC delivers them."""
-    from refmodels.e2e import AGC_TARGET_RMS
+    from silicon_agent.refmodels.e2e import AGC_TARGET_RMS
 
     faded = tx if chan == "awgn" else multipath(tx, chan, doppler, rng)  # type: ignore[arg-type]
     rx = awgn(faded, 10 ** (-snr / 10), rng)
@@ -552,7 +560,7 @@ def top_config_words(
     5.1.3.2.3, 5.1.4.1.2): word 0 = {HARQ combine, MMSE, C, max_iter, rv, modulation, CFI,
     subframe, cell},
     word 1 = {TBS, RNTI}, words 2-3 = RB bitmap, then K/F, E, N_cb, {f2, f1} per code block."""
-    from refmodels.qpp_table import qpp_params
+    from silicon_agent.refmodels.qpp_table import qpp_params
 
     mod_code = {2: 0, 4: 1, 6: 2}[qm]
     words = [
@@ -630,7 +638,7 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
     With `harq_rv` >= 0 the transport block is sent twice: first with rv 0, then (8 subframes
     later, redundancy version harq_rv) as a retransmission that the receiver combines into the
     first transmission's soft buffers (TS 36.321 5.3.2.2); the second must decode."""
-    from refmodels.mac_pdu import MacSdu, build_mac_pdu, parse_mac_pdu
+    from silicon_agent.refmodels.mac_pdu import MacSdu, build_mac_pdu, parse_mac_pdu
 
     ref = REFERENCE_CHANNELS[str(p.get("rc", "R.2"))]
     # A small allocation (n_rb RBs from RB 0, own Qm and TBS) keeps slow simulators quick.

@@ -25,15 +25,27 @@ class SuiteServer:
 
 SERVERS: tuple[SuiteServer, ...] = (
     SuiteServer(
-        "iverilog", "mcp-iverilog", "servers.iverilog.server", "iverilog", "Icarus Verilog"
+        "iverilog",
+        "mcp-iverilog",
+        "silicon_agent.servers.iverilog.server",
+        "iverilog",
+        "Icarus Verilog",
     ),
-    SuiteServer("verilator", "mcp-verilator", "servers.verilator.server", "verilator", "Verilator"),
-    SuiteServer("vcd", "mcp-vcd", "servers.vcd.server", "vcd", "Waveforms"),
-    SuiteServer("openlane", "mcp-openlane", "servers.openlane.server", "synth", "OpenLane"),
+    SuiteServer(
+        "verilator",
+        "mcp-verilator",
+        "silicon_agent.servers.verilator.server",
+        "verilator",
+        "Verilator",
+    ),
+    SuiteServer("vcd", "mcp-vcd", "silicon_agent.servers.vcd.server", "vcd", "Waveforms"),
+    SuiteServer(
+        "openlane", "mcp-openlane", "silicon_agent.servers.openlane.server", "synth", "OpenLane"
+    ),
     SuiteServer(
         "spec_rag",
         "mcp-spec-rag",
-        "servers.spec_rag.server",
+        "silicon_agent.servers.spec_rag.server",
         "rag",
         "Spec Librarian",
         {"HF_HUB_OFFLINE": "1"},
@@ -42,7 +54,9 @@ SERVERS: tuple[SuiteServer, ...] = (
 SERVER_NAMES: tuple[str, ...] = tuple(s.name for s in SERVERS)
 # The modem design loop over MCP: the host serving its block registry to any client. It is in
 # mcp.json beside the tool servers, but host runs never start it (it is the host itself).
-MODEM = SuiteServer("modem", "agent-host", "host.cli", "host", "Modem design loop", args=("serve",))
+MODEM = SuiteServer(
+    "modem", "agent-host", "silicon_agent.host.cli", "host", "Modem design loop", args=("serve",)
+)
 CLIENT_SERVERS: tuple[SuiteServer, ...] = (*SERVERS, MODEM)
 WORKSPACE_ENV = "SILICON_AGENT_WORKSPACE"
 
@@ -71,7 +85,7 @@ def mcp_json(
 
 
 def render_mcp_json() -> str:
-    """The checked-in mcp.json (`python -m suite.servers > mcp.json` rewrites it)."""
+    """The checked-in mcp.json (`python -m silicon_agent.suite.servers > mcp.json` rewrites it)."""
     return json.dumps(mcp_json(), indent=2) + "\n"
 
 

@@ -75,7 +75,7 @@ def workspace_dir() -> Iterator[Path]:
 
 async def plant_link(scratch: Path, readable: Path, target: str, name: str) -> Path:
     """A link to target that a sandboxed run (not this process) leaves in its scratch."""
-    from servers.core.runner import run_process
+    from silicon_agent.servers.core.runner import run_process
 
     planted = await run_process(
         ["/bin/ln", "-s", target, name], cwd=scratch, scratch=scratch, readable=[readable],

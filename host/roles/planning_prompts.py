@@ -3,6 +3,6 @@ live in `suite.roles`."""
 
 from __future__ import annotations
 
-from suite.roles import ASK_INSTEAD, PLANNING_PROMPTS
+from silicon_agent.suite.roles import ASK_INSTEAD, PLANNING_PROMPTS
 
 __all__ = ["ASK_INSTEAD", "PLANNING_PROMPTS"]

@@ -3,7 +3,7 @@ same texts as MCP prompts `role_<name>`); here only which tools each role may ca
 
 from __future__ import annotations
 
-from suite.roles import FIX_ONLY, REWORK, ROLE_PROMPTS, ROLE_TITLES, role_prompt
+from silicon_agent.suite.roles import FIX_ONLY, REWORK, ROLE_PROMPTS, ROLE_TITLES, role_prompt
 
 __all__ = ["FIX_ONLY", "REWORK", "ROLE_PROMPTS", "ROLE_TITLES", "ROLE_TOOLS", "role_prompt"]
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-PRELOAD = ("servers.core.sv.slang_check",)  # pyslang: the import that costs
+PRELOAD = ("silicon_agent.servers.core.sv.slang_check",)  # pyslang: the import that costs
 MAX_WORKERS = 2  # idle workers kept; more start when more calls run at once
 MAX_CALLS_PER_WORKER = 200  # then it is replaced, so memory a call leaves behind is returned
 _HEADER = 8

@@ -13,8 +13,8 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
-from suite.roles import register_role_prompts
-from suite.servers import server as suite_server
+from silicon_agent.suite.roles import register_role_prompts
+from silicon_agent.suite.servers import server as suite_server
 
 from .config import ConfigError, tool_config
 from .http import HttpRefused, http_plan, serve_http

@@ -1,5 +1,5 @@
 """Print mcp.json with absolute paths, for clients (Claude Desktop) that start servers from an
-unknown directory: `python -m servers.core.mcp_config [--workspace DIR]`."""
+unknown directory: `python -m silicon_agent.servers.core.mcp_config [--workspace DIR]`."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def absolute_config(workspace: Path) -> dict[str, object]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m servers.core.mcp_config")
+    parser = argparse.ArgumentParser(prog="python -m silicon_agent.servers.core.mcp_config")
     parser.add_argument("--workspace", default=str(REPO), help="workspace root for every server")
     args = parser.parse_args()
     print(json.dumps(absolute_config(Path(args.workspace)), indent=2))

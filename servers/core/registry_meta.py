@@ -1,6 +1,6 @@
 """Each server's MCP registry metadata (`servers/<name>/server.json`, schema 2025-12-11),
 made from the suite list, the tool registry and the configuration variables. Written and
-checked with the golden manifests (`python -m servers.core.manifest NAME --write`)."""
+checked with the golden manifests (`python -m silicon_agent.servers.core.manifest NAME --write`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from suite.servers import WORKSPACE_ENV, SuiteServer
+from silicon_agent.suite.servers import WORKSPACE_ENV, SuiteServer
 
 from .config import CONFIG_ENV, VARIABLES
 from .http import TOKEN_ENV

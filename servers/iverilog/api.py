@@ -6,11 +6,11 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from servers.core import toolchain
-from servers.core.models import Diagnostic, Status, ToolResult
-from servers.core.progress import Progress, no_progress
-from servers.core.sv import inputs
-from servers.core.sv.flow import (
+from silicon_agent.servers.core import toolchain
+from silicon_agent.servers.core.models import Diagnostic, Status, ToolResult
+from silicon_agent.servers.core.progress import Progress, no_progress
+from silicon_agent.servers.core.sv import inputs
+from silicon_agent.servers.core.sv.flow import (
     WAVE_DUMP_MODULE,
     WAVE_PLUSARG,
     SimulatorFlow,
@@ -18,9 +18,9 @@ from servers.core.sv.flow import (
     invalid_result,
     missing_tool_result,
 )
-from servers.core.sv.tool_messages import parse_iverilog
-from servers.core.toolchain import Tool
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.sv.tool_messages import parse_iverilog
+from silicon_agent.servers.core.toolchain import Tool
+from silicon_agent.servers.core.workspace import InvalidInput
 
 
 class Icarus(SimulatorFlow):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
 
-from servers.core.mcp_app import make_server, serve
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.iverilog.tools import REGISTRY
+from silicon_agent.servers.core.mcp_app import make_server, serve
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.iverilog.tools import REGISTRY
 
 
 def build(workspace: Workspace) -> MCPServer:

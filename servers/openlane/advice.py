@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from servers.core.models import Status
+from silicon_agent.servers.core.models import Status
 
 from .models import AdviceResult, InputProblem, Recommendation, Rule, RunSummary, SynthResult
 

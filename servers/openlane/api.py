@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from servers.core.workspace import Workspace
+from silicon_agent.servers.core.workspace import Workspace
 
 from . import advice
 from .config_gen import ConfigWriter

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from servers.core.models import Status
-from servers.core.sv import inputs
-from servers.core.workspace import InvalidInput, Workspace, atomic_write
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.sv import inputs
+from silicon_agent.servers.core.workspace import InvalidInput, Workspace, atomic_write
 
 from .config_values import ValueChecker, ValueProblem, dir_path
 from .config_vars import DEPRECATED, IDENTIFIER, PDK_LIBRARIES, SYNTH_STRATEGIES, VARIABLES

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from servers.core.workspace import InvalidInput, Workspace
+from silicon_agent.servers.core.workspace import InvalidInput, Workspace
 
 from .config_vars import VARIABLES, name_rule
 

@@ -8,9 +8,9 @@ import re
 import shutil
 from pathlib import Path
 
-from servers.core.config import tool_config
-from servers.core.runner import Limits, run_process
-from servers.core.workspace import Workspace
+from silicon_agent.servers.core.config import tool_config
+from silicon_agent.servers.core.runner import Limits, run_process
+from silicon_agent.servers.core.workspace import Workspace
 
 from .models import EnvironmentReport, LibraryInfo, ToolCheck
 from .yosys_tool import find_yosys, is_warm

@@ -7,10 +7,10 @@ import re
 import time
 from pathlib import Path
 
-from servers.core.models import Status
-from servers.core.progress import Progress, no_progress
-from servers.core.runner import Limits, run_process
-from servers.core.workspace import InvalidInput, Workspace
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.progress import Progress, no_progress
+from silicon_agent.servers.core.runner import Limits, run_process
+from silicon_agent.servers.core.workspace import InvalidInput, Workspace
 
 from .environment import check_environment, openlane_executable, pdk_root
 from .models import FlowResult, InputProblem

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from servers.core.models import Diagnostic, Status
+from silicon_agent.servers.core.models import Diagnostic, Status
 
 
 class InputProblem(BaseModel):

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from servers.core.models import Status
-from servers.core.workspace import InvalidInput, Workspace
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import InvalidInput, Workspace
 
 from . import report_files, sta
 from .layouts import LOOKED_FOR, STEP_DIR, Detection, detect, seen

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
 
-from servers.core.mcp_app import make_server, serve
-from servers.core.workspace import Workspace
+from silicon_agent.servers.core.mcp_app import make_server, serve
+from silicon_agent.servers.core.workspace import Workspace
 
 from .api import OpenLaneApi
 from .tools import REGISTRY

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from servers.core.config import tool_config
+from silicon_agent.servers.core.config import tool_config
 
 from .liberty_cells import Drive
 from .models import CriticalPath, PathStage

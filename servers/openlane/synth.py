@@ -13,12 +13,12 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from servers.core.cache import ResultCache, file_digest
-from servers.core.models import Category, Diagnostic, Severity, Status
-from servers.core.progress import Progress, no_progress
-from servers.core.runner import Limits, run_process
-from servers.core.sv import inputs
-from servers.core.workspace import InvalidInput, Workspace, atomic_write
+from silicon_agent.servers.core.cache import ResultCache, file_digest
+from silicon_agent.servers.core.models import Category, Diagnostic, Severity, Status
+from silicon_agent.servers.core.progress import Progress, no_progress
+from silicon_agent.servers.core.runner import Limits, run_process
+from silicon_agent.servers.core.sv import inputs
+from silicon_agent.servers.core.workspace import InvalidInput, Workspace, atomic_write
 
 from . import liberty_cells, sta
 from . import yosys_script as script_source

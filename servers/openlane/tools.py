@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from servers.core.config import ToolInfo, tool_config
-from servers.core.registry import BUILDS, READS, REPLACES, WRITES, Registry, Tool
+from silicon_agent.servers.core.config import ToolInfo, tool_config
+from silicon_agent.servers.core.registry import BUILDS, READS, REPLACES, WRITES, Registry, Tool
 
 INSTRUCTIONS = """Physical design with OpenLane 2, and synthesis estimates without it.
 check_environment says what is installed. synthesize maps RTL to a standard-cell library with

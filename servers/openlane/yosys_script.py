@@ -7,10 +7,10 @@ import re
 from collections.abc import Mapping
 from pathlib import Path
 
-from servers.core.models import Category, Diagnostic, Severity
-from servers.core.sv.categories import HINTS, category_for_message, category_for_slang
-from servers.core.sv.enrich import add_snippets
-from servers.core.workspace import Workspace
+from silicon_agent.servers.core.models import Category, Diagnostic, Severity
+from silicon_agent.servers.core.sv.categories import HINTS, category_for_message, category_for_slang
+from silicon_agent.servers.core.sv.enrich import add_snippets
+from silicon_agent.servers.core.workspace import Workspace
 
 from .yosys_tool import YosysTool
 

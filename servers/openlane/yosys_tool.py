@@ -20,10 +20,10 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import Any
 
-from servers.core.config import tool_config
-from servers.core.progress import Progress, no_progress
-from servers.core.runner import Limits, run_process
-from servers.core.workspace import Workspace
+from silicon_agent.servers.core.config import tool_config
+from silicon_agent.servers.core.progress import Progress, no_progress
+from silicon_agent.servers.core.runner import Limits, run_process
+from silicon_agent.servers.core.workspace import Workspace
 
 CACHE_ENV = "SILICON_AGENT_YOWASP_CACHE"
 YOWASP_CACHE_ENV = "YOWASP_CACHE_DIR"  # yowasp_runtime's own cache variable

@@ -17,8 +17,8 @@ from typing import Any, BinaryIO, Literal
 
 import numpy as np
 
-from servers.core.progress import Progress, no_progress
-from servers.core.workspace import InvalidInput, Workspace
+from silicon_agent.servers.core.progress import Progress, no_progress
+from silicon_agent.servers.core.workspace import InvalidInput, Workspace
 
 from . import chunking, ids
 from .catalog import Catalog, ClauseRow, DocRow, TableRow

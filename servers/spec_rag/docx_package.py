@@ -13,7 +13,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import IO
 
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.workspace import InvalidInput
 
 MAX_MEMBERS = 20_000
 MAX_MEMBER_BYTES = 256 * 1024 * 1024  # 38.212's document.xml is ~40 MB

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.workspace import InvalidInput
 
 # clause numbers as printed: 5.2.2.6A, 4.1A, 6.1.3.1a, B.3.1
 CLAUSE_NUMBER = r"(?:[A-Z]|\d+[A-Za-z]?)(?:\.\d+[A-Za-z]?)*"

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, SerializerFunctionWrapHandler, model_serializer
 
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.workspace import InvalidInput
 
 ContentType = Literal["prose", "table", "equation"]
 

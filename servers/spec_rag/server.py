@@ -13,8 +13,8 @@ from pathlib import Path
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 
-from servers.core.mcp_app import make_server, serve
-from servers.core.workspace import Workspace
+from silicon_agent.servers.core.mcp_app import make_server, serve
+from silicon_agent.servers.core.workspace import Workspace
 
 from .api import SpecLibrary
 from .embedders import make_embedder

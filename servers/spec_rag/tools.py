@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from servers.core.registry import READS, REPLACES, Hints, Registry, Tool
-from servers.core.server_info import wheel_info
+from silicon_agent.servers.core.registry import READS, REPLACES, Hints, Registry, Tool
+from silicon_agent.servers.core.server_info import wheel_info
 
 from .api import MAX_QUERY_CHARS
 

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.workspace import InvalidInput
 
 Val = tuple[int | None, int]  # (value or None when unknown, width in bits)
 Getter = Callable[[int, int], Val]  # (signal index, point index) -> (value, width)

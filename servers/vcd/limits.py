@@ -10,7 +10,7 @@ import zlib
 from dataclasses import dataclass
 from typing import BinaryIO
 
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.workspace import InvalidInput
 
 MAX_FILE_BYTES = 4 << 30
 MAX_HEADER_BYTES = 32 << 20  # VCD declarations, FST hierarchy and geometry (uncompressed)

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 import pywellen
 
-from servers.core.cache import file_digest
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.cache import file_digest
+from silicon_agent.servers.core.workspace import InvalidInput
 
 from . import limits
 from .values import Raw

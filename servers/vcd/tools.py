@@ -5,8 +5,8 @@ from __future__ import annotations
 from mcp.server.mcpserver import Image
 from mcp.server.mcpserver.exceptions import ToolError
 
-from servers.core.registry import READS, WRITES, Registry, Tool
-from servers.core.server_info import wheel_info
+from silicon_agent.servers.core.registry import READS, WRITES, Registry, Tool
+from silicon_agent.servers.core.server_info import wheel_info
 
 from .api import MAX_POINTS, MAX_ROWS, MAX_SCAN, MAX_SIGNALS
 from .models import RenderInfo

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.workspace import InvalidInput
 
 MAX_WORDS = 4_000_000
 MAX_FILE_BYTES = 256 << 20

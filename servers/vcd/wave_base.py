@@ -11,8 +11,8 @@ from typing import Any, Literal, TypeVar
 
 import numpy as np
 
-from servers.core.progress import Progress, no_progress
-from servers.core.workspace import InvalidInput, Workspace
+from silicon_agent.servers.core.progress import Progress, no_progress
+from silicon_agent.servers.core.workspace import InvalidInput, Workspace
 
 from .fanin import DriverGraph
 from .models import (

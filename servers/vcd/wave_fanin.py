@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
-from servers.core.bounded import CallTimedOut, run_bounded
-from servers.core.cache import file_digest
-from servers.core.sv.includes import include_closure
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.bounded import CallTimedOut, run_bounded
+from silicon_agent.servers.core.cache import file_digest
+from silicon_agent.servers.core.sv.includes import include_closure
+from silicon_agent.servers.core.workspace import InvalidInput
 
 from . import handshake
 from .fanin import DriverGraph, driver_graph

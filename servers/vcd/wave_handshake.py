@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.workspace import InvalidInput
 
 from . import handshake
 from .models import (

@@ -7,7 +7,7 @@ import re
 import time as _time
 from typing import Literal
 
-from servers.core.workspace import InvalidInput, atomic_write
+from silicon_agent.servers.core.workspace import InvalidInput, atomic_write
 
 from . import render
 from .models import (

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.workspace import InvalidInput
 
 from . import expr, vectors
 from .models import (

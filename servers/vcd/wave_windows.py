@@ -7,8 +7,8 @@ import fnmatch
 
 import numpy as np
 
-from servers.core.progress import Progress, no_progress
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.progress import Progress, no_progress
+from silicon_agent.servers.core.workspace import InvalidInput
 
 from . import expr
 from .models import (

@@ -11,13 +11,13 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 
-from servers.core import toolchain
-from servers.core.bounded import CallTimedOut
-from servers.core.models import Diagnostic, Severity, Status, ToolResult
-from servers.core.progress import Progress, no_progress
-from servers.core.runner import Limits, run_process
-from servers.core.sv.enrich import add_snippets, merge
-from servers.core.sv.flow import (
+from silicon_agent.servers.core import toolchain
+from silicon_agent.servers.core.bounded import CallTimedOut
+from silicon_agent.servers.core.models import Diagnostic, Severity, Status, ToolResult
+from silicon_agent.servers.core.progress import Progress, no_progress
+from silicon_agent.servers.core.runner import Limits, run_process
+from silicon_agent.servers.core.sv.enrich import add_snippets, merge
+from silicon_agent.servers.core.sv.flow import (
     WAVE_PLUSARG,
     SimulatorFlow,
     Sources,
@@ -26,9 +26,9 @@ from servers.core.sv.flow import (
     result_from,
     settle,
 )
-from servers.core.sv.tool_messages import parse_verilator
-from servers.core.toolchain import Tool
-from servers.core.workspace import InvalidInput
+from silicon_agent.servers.core.sv.tool_messages import parse_verilator
+from silicon_agent.servers.core.toolchain import Tool
+from silicon_agent.servers.core.workspace import InvalidInput
 
 BUILD_JOBS = "2"
 # Options that change what Verilator predefines (--timing adds VERILATOR_TIMING).

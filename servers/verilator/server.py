@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from mcp.server.mcpserver import MCPServer
 
-from servers.core.mcp_app import make_server, serve
-from servers.core.workspace import Workspace
-from servers.verilator.api import Verilator
-from servers.verilator.tools import REGISTRY
+from silicon_agent.servers.core.mcp_app import make_server, serve
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.verilator.api import Verilator
+from silicon_agent.servers.verilator.tools import REGISTRY
 
 
 def build(workspace: Workspace) -> MCPServer:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from servers.core import toolchain
-from servers.core.registry import BUILDS, Registry, Tool
-from servers.core.server_info import tool_info
-from servers.core.sv import tools as sv
+from silicon_agent.servers.core import toolchain
+from silicon_agent.servers.core.registry import BUILDS, Registry, Tool
+from silicon_agent.servers.core.server_info import tool_info
+from silicon_agent.servers.core.sv import tools as sv
 
 INSTRUCTIONS = """Verilator for SystemVerilog: lint (-Wall, every warning with its code and
 category) and run_testbench (--binary --timing --assert). Paths are relative to the workspace

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
 from tests.conftest import EXAMPLES, make_world_readable_dir
 
 TB_COUNTER = "examples/counter/tb_counter.sv"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from servers.iverilog.api import Icarus
+from silicon_agent.servers.iverilog.api import Icarus
 
 from .conftest import put
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from servers.core.models import Category
-from servers.core.sv.slang_check import analyze
-from servers.core.workspace import Workspace
+from silicon_agent.servers.core.models import Category
+from silicon_agent.servers.core.sv.slang_check import analyze
+from silicon_agent.servers.core.workspace import Workspace
 
 from .conftest import put
 

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from servers.core.models import Category, Status, ToolResult
-from servers.iverilog.api import Icarus
+from silicon_agent.servers.core.models import Category, Status, ToolResult
+from silicon_agent.servers.iverilog.api import Icarus
 
 from .conftest import TB_COUNTER, put, wrong_counter
 

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from servers.core.workspace import Workspace
-from servers.iverilog.server import build
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.server import build
 
 from .conftest import TB_COUNTER, put
 

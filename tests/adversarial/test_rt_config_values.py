@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status
-from servers.core.workspace import Workspace
-from servers.openlane.api import OpenLaneApi as OpenLane
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.openlane.api import OpenLaneApi as OpenLane
 
 COUNTER = "module counter(input logic clk); endmodule\n"
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.workspace import Workspace
-from servers.openlane.api import OpenLaneApi
-from servers.spec_rag.api import SpecLibrary
-from servers.vcd.api import Waves
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.openlane.api import OpenLaneApi
+from silicon_agent.servers.spec_rag.api import SpecLibrary
+from silicon_agent.servers.vcd.api import Waves
 
 MARK = "sa_redteam_outside_7319"
 VCD = (

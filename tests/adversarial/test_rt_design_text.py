@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Category, Status, ToolResult
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core.models import Category, Status, ToolResult
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.verilator.api import Verilator
 
 from .conftest import TB_COUNTER, put, wrong_counter
 
@@ -269,7 +269,7 @@ def test_include_never_reads_the_suites_private_files(
         path.chmod(0o600)
     if not path.exists():
         # The trace secret is made on the first trace run; make it the way the server does.
-        from servers.core.sv.trace import _secret
+        from silicon_agent.servers.core.sv.trace import _secret
 
         _secret(workspace)
     secret = path.read_text().strip()

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.vcd.api import Waves
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.vcd.api import Waves
 
 from .conftest import TB_COUNTER, put, wrong_counter
 
@@ -148,7 +148,7 @@ def docx_bombs(folder: Path) -> dict[str, str | None]:
 
 
 def test_docx_bombs_refused_naming_the_limit(tmp_path: Path) -> None:
-    from servers.spec_rag.api import SpecLibrary
+    from silicon_agent.servers.spec_rag.api import SpecLibrary
 
     expected = docx_bombs(tmp_path)
     library = SpecLibrary(Workspace.open(tmp_path), embedder=None)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.workspace import Workspace
-from servers.spec_rag.api import SpecLibrary
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.spec_rag.api import SpecLibrary
 from tests.spec_rag.corpus import SPEC_36211, SPEC_36212, write_docx, write_pdf
 
 REPO = Path(__file__).resolve().parents[2]
@@ -41,7 +41,7 @@ def start(host: str, port: int, workspace: Path, token: str | None = None) -> su
     if token is not None:
         env["SILICON_AGENT_HTTP_TOKEN"] = token
     return subprocess.Popen(
-        [sys.executable, "-m", "servers.vcd.server", "--workspace", str(workspace),
+        [sys.executable, "-m", "silicon_agent.servers.vcd.server", "--workspace", str(workspace),
          "--transport", "streamable-http", "--host", host, "--port", str(port)],
         cwd=REPO, env={**env, "PYTHONPATH": str(REPO)},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

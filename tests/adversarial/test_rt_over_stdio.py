@@ -33,11 +33,13 @@ def params(module: str, root: Path) -> StdioServerParameters:
     )
 
 
-@pytest.mark.parametrize("module", ["servers.iverilog.server", "servers.verilator.server"])
+@pytest.mark.parametrize(
+    "module", ["silicon_agent.servers.iverilog.server", "silicon_agent.servers.verilator.server"]
+)
 async def test_design_attacks_refused_over_stdio(module: str, adv_root: Path) -> None:
     if module.endswith("verilator.server"):
-        from servers.core.workspace import Workspace
-        from servers.verilator.api import Verilator
+        from silicon_agent.servers.core.workspace import Workspace
+        from silicon_agent.servers.verilator.api import Verilator
 
         if not Verilator(Workspace.open(adv_root)).tool.available:
             pytest.skip("verilator is not installed")
@@ -92,7 +94,7 @@ async def test_waveform_links_and_bombs_over_stdio(adv_root: Path, tmp_path: Pat
     for name, (data, _) in bombs.items():
         put(adv_root, f"stdio/{name}", data)
     with anyio.fail_after(600):
-        async with Client(params("servers.vcd.server", adv_root)) as client:
+        async with Client(params("silicon_agent.servers.vcd.server", adv_root)) as client:
             refused = await client.call_tool("list_signals", {"file": "stdio/linked.vcd"})
             out = refused.structured_content
             assert out["ok"] is False and "sa_outside_mark" not in str(out), out

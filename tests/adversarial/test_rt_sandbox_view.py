@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status
-from servers.core.sandbox import plan_sandbox
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.sandbox import plan_sandbox
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.verilator.api import Verilator
 
 from .conftest import put
 

@@ -8,10 +8,10 @@ import asyncio
 
 import pytest
 
-from servers.core.models import Category, Status, ToolResult
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core.models import Category, Status, ToolResult
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.verilator.api import Verilator
 from tests.conftest import example_trace
 
 from .conftest import TB_COUNTER, WRONG_COUNTER, put

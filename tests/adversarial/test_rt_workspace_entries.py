@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status, ToolResult
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core.models import Status, ToolResult
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.verilator.api import Verilator
 from tests.conftest import EXAMPLES, make_world_readable_dir
 
 

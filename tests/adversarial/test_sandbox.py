@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status
-from servers.core.sandbox import plan_sandbox
-from servers.core.sv.flow import SIM_CWD
-from servers.iverilog.api import Icarus
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.sandbox import plan_sandbox
+from silicon_agent.servers.core.sv.flow import SIM_CWD
+from silicon_agent.servers.iverilog.api import Icarus
 
 from .conftest import TB_COUNTER, put, wrong_counter
 

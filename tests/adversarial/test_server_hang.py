@@ -29,8 +29,8 @@ endmodule
 # Runs the attack in a child process: a frozen interpreter must not take pytest with it.
 CHILD = """
 import asyncio, sys
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
 result = asyncio.run(Icarus(Workspace.open(sys.argv[1])).run_testbench(
     [sys.argv[2]], [sys.argv[3]], timeout_s=5))
 print("STATUS", result.status)
@@ -49,7 +49,7 @@ def test_including_stdin_over_stdio_still_answers(adv_root: Path) -> None:
     design, tb = _files(adv_root, "stdin", '`include "/dev/stdin"')
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "servers.iverilog.server", "--workspace", str(adv_root)],
+        args=["-m", "silicon_agent.servers.iverilog.server", "--workspace", str(adv_root)],
         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "SILICON_AGENT_NO_CACHE": "1"},
         cwd=str(REPO),
     )

@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from servers.core.models import Category, Status
-from servers.iverilog.api import Icarus
+from silicon_agent.servers.core.models import Category, Status
+from silicon_agent.servers.iverilog.api import Icarus
 
 from .conftest import put
 

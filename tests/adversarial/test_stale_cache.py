@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from servers.core.models import Status
-from servers.iverilog.api import Icarus
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.iverilog.api import Icarus
 
 from .conftest import TB_COUNTER, put
 

@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from servers.core.models import Category, Status
-from servers.core.workspace import Workspace
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core.models import Category, Status
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.verilator.api import Verilator
 
 from .conftest import TB_COUNTER, put, wrong_counter
 

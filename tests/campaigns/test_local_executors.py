@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from campaigns.executors import PoolExecutor, SerialExecutor
-from hdl.mutate import mutation_tasks, run_mutations
+from silicon_agent.campaigns.executors import PoolExecutor, SerialExecutor
+from silicon_agent.hdl.mutate import mutation_tasks, run_mutations
 
 pytestmark = pytest.mark.slow
 

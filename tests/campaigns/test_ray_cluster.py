@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from campaigns.executors import SerialExecutor
-from campaigns.ray_executor import RayExecutor
-from campaigns.summary import Summary
-from campaigns.tools import ToolMismatch
-from hdl.campaign import iverilog_version, run_regression, select
-from refmodels.ber_cli import run_ber
+from silicon_agent.campaigns.executors import SerialExecutor
+from silicon_agent.campaigns.ray_executor import RayExecutor
+from silicon_agent.campaigns.summary import Summary
+from silicon_agent.campaigns.tools import ToolMismatch
+from silicon_agent.hdl.campaign import iverilog_version, run_regression, select
+from silicon_agent.refmodels.ber_cli import run_ber
 
 from .private_network import NoPrivateNetwork, interface_addresses, private_loopback_network
 from .ray_cluster import LocalCluster

@@ -6,17 +6,21 @@ import io
 
 import pytest
 
-from campaigns.cli import resources_option
-from campaigns.executors import PoolExecutor, SerialExecutor
-from campaigns.runner import CampaignRun
-from campaigns.task import Task, execute
-from campaigns.tools import PYTHON_PROBES, ToolCheck, ToolMismatch, driver_check
-from hdl.campaign import select
+from silicon_agent.campaigns.cli import resources_option
+from silicon_agent.campaigns.executors import PoolExecutor, SerialExecutor
+from silicon_agent.campaigns.runner import CampaignRun
+from silicon_agent.campaigns.task import Task, execute
+from silicon_agent.campaigns.tools import PYTHON_PROBES, ToolCheck, ToolMismatch, driver_check
+from silicon_agent.hdl.campaign import select
 
 
 def busy(n: int, seconds: float = 0.001) -> list[Task]:
     return [
-        Task(id=f"t{i:03d}", fn="campaigns.calibrate:busy_task", args={"seconds": seconds})
+        Task(
+            id=f"t{i:03d}",
+            fn="silicon_agent.campaigns.calibrate:busy_task",
+            args={"seconds": seconds},
+        )
         for i in range(n)
     ]
 

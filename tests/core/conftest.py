@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Category, Status, ToolResult
-from servers.core.sv.flow import SimulatorFlow
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core.models import Category, Status, ToolResult
+from silicon_agent.servers.core.sv.flow import SimulatorFlow
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.verilator.api import Verilator
 from tests.conftest import EXAMPLES, make_tree_readable, make_world_readable_dir
 
 TB = "examples/counter/tb_counter.sv"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.bounded import CallTimedOut, call_bounded, run_bounded
-from servers.core.models import Status
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core.bounded import CallTimedOut, call_bounded, run_bounded
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.verilator.api import Verilator
 from tests.conftest import processes_mentioning
 
 HUGE = """module huge_gen(input logic clk, output logic [7:0] q);

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status
-from servers.core.sv.flow import SimulatorFlow
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.sv.flow import SimulatorFlow
 
 from .conftest import (
     BODY_LINE,

@@ -17,8 +17,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from host.mcp_client import McpConfig, ServerEntry, ServerPool
-from servers.core.http import TOKEN_ENV, HttpRefused, http_plan
+from silicon_agent.host.mcp_client import McpConfig, ServerEntry, ServerPool
+from silicon_agent.servers.core.http import TOKEN_ENV, HttpRefused, http_plan
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.anyio
@@ -44,7 +44,8 @@ def free_port(host: str) -> int:
 
 def command(host: str, port: int, workspace: Path, *extra: str) -> list[str]:
     return [
-        sys.executable, "-m", "servers.verilator.server", "--transport", "streamable-http",
+        sys.executable, "-m", "silicon_agent.servers.verilator.server",
+        "--transport", "streamable-http",
         "--host", host, "--port", str(port), "--workspace", str(workspace), *extra,
     ]  # fmt: skip
 

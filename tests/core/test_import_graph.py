@@ -58,6 +58,23 @@ def test_no_forbidden_imports() -> None:
     assert violations(REPO) == []
 
 
+def test_every_import_goes_through_the_one_package_name() -> None:
+    bare = []
+    for path in sorted(REPO.glob("*/**/*.py")):
+        rel = path.relative_to(REPO)
+        if rel.parts[0].startswith(".") or rel.parts[0] in ("build", "silicon_agent"):
+            continue
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            bare += [f"{rel}: {n}" for n in names if n.split(".")[0] in PACKAGES]
+    assert bare == [], "import these as silicon_agent.<name>"
+
+
 @pytest.mark.parametrize(
     ("module", "source", "expected"),
     [

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Category, Diagnostic, Severity, Status
-from servers.core.sv.enrich import add_snippets
-from servers.core.workspace import InvalidInput, Workspace
-from servers.iverilog.api import Icarus
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core.models import Category, Diagnostic, Severity, Status
+from silicon_agent.servers.core.sv.enrich import add_snippets
+from silicon_agent.servers.core.workspace import InvalidInput, Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.verilator.api import Verilator
 from tests.conftest import plant_link
 
 SECRET = "sa_outside_secret_4711"

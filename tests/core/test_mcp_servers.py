@@ -14,10 +14,10 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from servers.core.manifest import live_manifest, manifest_path, render
-from servers.core.workspace import Workspace
-from servers.iverilog.server import build as build_iverilog
-from servers.verilator.server import build as build_verilator
+from silicon_agent.servers.core.manifest import live_manifest, manifest_path, render
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.server import build as build_iverilog
+from silicon_agent.servers.verilator.server import build as build_verilator
 from tests.conftest import REPO, processes_mentioning
 
 pytestmark = pytest.mark.anyio
@@ -29,7 +29,7 @@ COUNTER_TB = ["examples/counter/tb_counter.sv"]
 async def test_manifest_matches_golden_file(name: str) -> None:
     assert render(await live_manifest(name)) == manifest_path(name).read_text(), (
         f"the {name} tool contract changed: if on purpose, run "
-        f"python -m servers.core.manifest {name} --write"
+        f"python -m silicon_agent.servers.core.manifest {name} --write"
     )
 
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status
-from servers.core.sv.flow import SimulatorFlow
-from servers.core.sv.one_text import preprocess
-from servers.core.workspace import Workspace
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.sv.flow import SimulatorFlow
+from silicon_agent.servers.core.sv.one_text import preprocess
+from silicon_agent.servers.core.workspace import Workspace
 
 from .conftest import (
     BODY_LINE,

@@ -10,12 +10,18 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from servers.core.manifest import README, manifest_path, readme_tables, registry, with_tables
-from servers.core.mcp_app import make_server
-from servers.core.registry import READS, REPLACES, Tool
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from suite.servers import SERVER_NAMES, SERVERS
+from silicon_agent.servers.core.manifest import (
+    README,
+    manifest_path,
+    readme_tables,
+    registry,
+    with_tables,
+)
+from silicon_agent.servers.core.mcp_app import make_server
+from silicon_agent.servers.core.registry import READS, REPLACES, Tool
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.suite.servers import SERVER_NAMES, SERVERS
 
 pytestmark = pytest.mark.anyio
 HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -35,7 +41,8 @@ def test_every_tool_in_every_manifest_has_annotations(name: str) -> None:
 def test_readme_tables_are_current() -> None:
     tables = readme_tables([registry(n) for n in SERVER_NAMES])
     assert with_tables(README.read_text(), tables) == README.read_text(), (
-        "the README's tool tables are stale: run python -m servers.core.manifest readme --write"
+        "the README's tool tables are stale: run "
+        "python -m silicon_agent.servers.core.manifest readme --write"
     )
 
 
@@ -73,8 +80,8 @@ async def test_editing_the_registry_changes_tools_tables_and_server_list(tmp_pat
     assert "| `iverilog` | `compile_check` | Compile only to see the diagnostics |" in table
     assert table != readme_tables([base, *others])
 
-    from host.mcp_client import local_mcp_config
-    from suite.servers import mcp_json
+    from silicon_agent.host.mcp_client import local_mcp_config
+    from silicon_agent.suite.servers import mcp_json
 
     renamed = tuple(dataclasses.replace(s, name=f"{s.name}2") for s in SERVERS)
     assert set(mcp_json(servers=renamed)["mcpServers"]) == {f"{n}2" for n in SERVER_NAMES}

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.runner import Limits, run_process
-from servers.core.sandbox import plan_sandbox
-from servers.core.workspace import Workspace
+from silicon_agent.servers.core.runner import Limits, run_process
+from silicon_agent.servers.core.sandbox import plan_sandbox
+from silicon_agent.servers.core.workspace import Workspace
 from tests.conftest import processes_mentioning
 
 pytestmark = pytest.mark.anyio

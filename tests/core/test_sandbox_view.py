@@ -14,9 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.runner import run_process
-from servers.core.sandbox import ETC_ENTRIES, SYSTEM_TOP, plan_sandbox, toolchain_roots
-from servers.core.workspace import Workspace
+from silicon_agent.servers.core.runner import run_process
+from silicon_agent.servers.core.sandbox import (
+    ETC_ENTRIES,
+    SYSTEM_TOP,
+    plan_sandbox,
+    toolchain_roots,
+)
+from silicon_agent.servers.core.workspace import Workspace
 
 pytestmark = [
     pytest.mark.anyio,

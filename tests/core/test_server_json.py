@@ -12,11 +12,11 @@ import tomllib
 
 import pytest
 
-from servers.core.config import CONFIG_ENV, VARIABLES
-from servers.core.http import TOKEN_ENV
-from servers.core.manifest import registry
-from servers.core.registry_meta import SCHEMA, render_server_json
-from suite.servers import SERVERS, WORKSPACE_ENV, SuiteServer
+from silicon_agent.servers.core.config import CONFIG_ENV, VARIABLES
+from silicon_agent.servers.core.http import TOKEN_ENV
+from silicon_agent.servers.core.manifest import registry
+from silicon_agent.servers.core.registry_meta import SCHEMA, render_server_json
+from silicon_agent.suite.servers import SERVERS, WORKSPACE_ENV, SuiteServer
 from tests.conftest import REPO
 
 NAME = re.compile(r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$")
@@ -31,7 +31,7 @@ RANGE = re.compile(r"[\^~<>=*x]|latest")
 def test_server_json_is_current_and_well_formed(entry: SuiteServer) -> None:
     path = REPO / "servers" / entry.name / "server.json"
     assert path.read_text() == render_server_json(entry, registry(entry.name)), (
-        f"{path} is stale: run python -m servers.core.manifest {entry.name} --write"
+        f"{path} is stale: run python -m silicon_agent.servers.core.manifest {entry.name} --write"
     )
     meta = json.loads(path.read_text())
     version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]

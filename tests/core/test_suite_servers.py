@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import tomllib
 
-from host.mcp_client import KNOWN_SERVERS, default_mcp_config, load_mcp_config
-from host.roles.prompts import ROLE_TOOLS
-from suite.servers import MODEM, SERVER_NAMES, SERVERS, render_mcp_json
+from silicon_agent.host.mcp_client import KNOWN_SERVERS, default_mcp_config, load_mcp_config
+from silicon_agent.host.roles.prompts import ROLE_TOOLS
+from silicon_agent.suite.servers import MODEM, SERVER_NAMES, SERVERS, render_mcp_json
 from tests.conftest import REPO
 
 
 def test_mcp_json_is_generated_from_the_list() -> None:
     assert (REPO / "mcp.json").read_text() == render_mcp_json(), (
-        "mcp.json is stale: run python -m suite.servers > mcp.json"
+        "mcp.json is stale: run python -m silicon_agent.suite.servers > mcp.json"
     )
 
 

@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from servers.core.config import ConfigError, load_tool_config
+from silicon_agent.servers.core.config import ConfigError, load_tool_config
 from tests.conftest import EXAMPLES, REPO
 
 pytestmark = pytest.mark.anyio
@@ -37,7 +37,7 @@ def wrapper(tmp_path: Path, version: str) -> Path:
 def server_params(workspace: Path, env: dict[str, str]) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "servers.iverilog.server", "--workspace", str(workspace)],
+        args=["-m", "silicon_agent.servers.iverilog.server", "--workspace", str(workspace)],
         env={"PATH": os.environ["PATH"], **env},
         cwd=str(REPO),
     )
@@ -75,7 +75,13 @@ async def test_server_info_follows_iverilog_path(tmp_path: Path) -> None:
 
 def test_a_bad_value_stops_the_server_naming_the_variable(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "servers.iverilog.server", "--workspace", str(tmp_path)],
+        [
+            sys.executable,
+            "-m",
+            "silicon_agent.servers.iverilog.server",
+            "--workspace",
+            str(tmp_path),
+        ],
         env={"PATH": os.environ["PATH"], "IVERILOG_PATH": str(tmp_path / "no-such-iverilog")},
         cwd=REPO,
         capture_output=True,

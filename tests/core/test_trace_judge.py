@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status, ToolResult
-from servers.core.sv import trace as tj
-from servers.core.workspace import InvalidInput, Workspace
+from silicon_agent.servers.core.models import Status, ToolResult
+from silicon_agent.servers.core.sv import trace as tj
+from silicon_agent.servers.core.workspace import InvalidInput, Workspace
 
 SPEC = tj.TraceSpec(
     dut="dut",

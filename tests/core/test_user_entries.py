@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.verilator.api import Verilator
 
 DESIGN = ["examples/counter/counter.sv"]
 BENCH = ["examples/counter/tb_counter.sv"]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.workspace import InvalidInput, Workspace, atomic_write
+from silicon_agent.servers.core.workspace import InvalidInput, Workspace, atomic_write
 
 
 def test_relative_and_absolute_inside_resolve(workspace_dir: Path) -> None:
@@ -87,7 +87,7 @@ def test_scratch_dirs_are_distinct(workspace_dir: Path) -> None:
 
 
 def test_scratch_is_pruned_to_a_bound(workspace_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import servers.core.workspace as workspace_module
+    import silicon_agent.servers.core.workspace as workspace_module
 
     monkeypatch.setattr(workspace_module, "KEEP_SCRATCH", 5)
     monkeypatch.setattr(workspace_module, "PRUNE_SLACK", 2)

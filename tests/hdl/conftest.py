@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from hdl.registry import Registry, load_registry
-from hdl.sim import VectorCase, VectorSet, repo_workspace
-from servers.core.workspace import Workspace
+from silicon_agent.hdl.registry import Registry, load_registry
+from silicon_agent.hdl.sim import VectorCase, VectorSet, repo_workspace
+from silicon_agent.servers.core.workspace import Workspace
 
 
 @pytest.fixture(scope="session")

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from hdl.registry import Registry, load_registry, load_sidecar
-from hdl.sim import VectorCase, run_case, simulator
-from servers.core.models import Status
-from servers.core.workspace import Workspace
+from silicon_agent.hdl.registry import Registry, load_registry, load_sidecar
+from silicon_agent.hdl.sim import VectorCase, run_case, simulator
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import Workspace
 
 pytestmark = pytest.mark.anyio
 BLOCK_NAMES = [b.name for b in load_registry().verified()]
@@ -34,7 +34,7 @@ MIN_SAMPLES = {
 # Icarus interprets the turbo decoder at a few thousand trellis steps per second on this
 # machine (each case decodes its block twice, back to back), so its Icarus run covers the code
 # blocks up to K = 256: 1, 2, 4 and 8 parallel SISOs (every case runs on Verilator);
-# `python -m hdl.run turbo_decoder --simulator iverilog` runs them all.
+# `python -m silicon_agent.hdl.run turbo_decoder --simulator iverilog` runs them all.
 ICARUS_MAX_K = 256
 
 

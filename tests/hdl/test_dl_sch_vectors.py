@@ -12,11 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from refmodels.crc import crc_check
-from refmodels.hexio import read_hex
-from refmodels.rate_dematcher import rate_dematch_fixed
-from refmodels.segmentation import desegment, segmentation_params
-from refmodels.vectors import generate
+from silicon_agent.refmodels.crc import crc_check
+from silicon_agent.refmodels.hexio import read_hex
+from silicon_agent.refmodels.rate_dematcher import rate_dematch_fixed
+from silicon_agent.refmodels.segmentation import desegment, segmentation_params
+from silicon_agent.refmodels.vectors import generate
 
 
 def _case(out: Path, block: str, params: dict[str, object]) -> tuple[dict, dict[str, np.ndarray]]:

@@ -14,23 +14,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hdl.registry import Registry, load_sidecar
-from hdl.sim import VectorCase, VectorSet, run_case, simulator
-from refmodels.cell_config import CellConfig
-from refmodels.channel_estimator import estimate_channel_fixed
-from refmodels.descrambler import descramble
-from refmodels.dl_sch_encoder import DlSchPlan
-from refmodels.dl_sch_processor import decode_dl_sch
-from refmodels.equalizer import equalize_fixed
-from refmodels.hexio import read_hex
-from refmodels.mac_pdu import parse_mac_pdu
-from refmodels.modulation import modulation_for_qm
-from refmodels.ofdm_demodulator import ofdm_demodulate_fixed
-from refmodels.qam_demodulator import demodulate_fixed
-from refmodels.resource_demapper import extract_pdsch
-from refmodels.scrambling import pdsch_c_init
-from servers.core.models import Status
-from servers.core.workspace import Workspace
+from silicon_agent.hdl.registry import Registry, load_sidecar
+from silicon_agent.hdl.sim import VectorCase, VectorSet, run_case, simulator
+from silicon_agent.refmodels.cell_config import CellConfig
+from silicon_agent.refmodels.channel_estimator import estimate_channel_fixed
+from silicon_agent.refmodels.descrambler import descramble
+from silicon_agent.refmodels.dl_sch_encoder import DlSchPlan
+from silicon_agent.refmodels.dl_sch_processor import decode_dl_sch
+from silicon_agent.refmodels.equalizer import equalize_fixed
+from silicon_agent.refmodels.hexio import read_hex
+from silicon_agent.refmodels.mac_pdu import parse_mac_pdu
+from silicon_agent.refmodels.modulation import modulation_for_qm
+from silicon_agent.refmodels.ofdm_demodulator import ofdm_demodulate_fixed
+from silicon_agent.refmodels.qam_demodulator import demodulate_fixed
+from silicon_agent.refmodels.resource_demapper import extract_pdsch
+from silicon_agent.refmodels.scrambling import pdsch_c_init
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import Workspace
 
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 

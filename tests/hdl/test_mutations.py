@@ -1,5 +1,5 @@
 """Single-line bugs in each block (``hdl/mutations.py``) are caught by its testbench (SIM_FAIL
-on Icarus); ``python -m hdl.mutate`` runs the same mutants as a campaign."""
+on Icarus); ``python -m silicon_agent.hdl.mutate`` runs the same mutants as a campaign."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import uuid
 
 import pytest
 
-from hdl.mutations import CASE_FOR, MUTATIONS, VERILATOR_MUTANTS
-from hdl.registry import REPO, Registry
-from hdl.sim import VectorCase, VectorSet, run_case, simulator
-from servers.core.models import Status
-from servers.core.workspace import Workspace
+from silicon_agent.hdl.mutations import CASE_FOR, MUTATIONS, VERILATOR_MUTANTS
+from silicon_agent.hdl.registry import REPO, Registry
+from silicon_agent.hdl.sim import VectorCase, VectorSet, run_case, simulator
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import Workspace
 
 pytestmark = pytest.mark.anyio
 

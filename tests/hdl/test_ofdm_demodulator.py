@@ -15,15 +15,15 @@ import uuid
 import numpy as np
 import pytest
 
-from hdl.ofdm_twiddles import ENTRIES, ROM_SV, rom_text, rom_words
-from hdl.registry import PACKAGE_SV, REPO, Registry
-from hdl.sim import VectorCase, VectorSet, run_case, simulator
-from refmodels import cell_config
-from refmodels import ofdm_demodulator as ref
-from refmodels.fixed_point import FFT_OUT, IQ_SAMPLE, quantise
-from refmodels.hexio import pack_iq, write_hex
-from servers.core.models import Status
-from servers.core.workspace import Workspace
+from silicon_agent.hdl.ofdm_twiddles import ENTRIES, ROM_SV, rom_text, rom_words
+from silicon_agent.hdl.registry import PACKAGE_SV, REPO, Registry
+from silicon_agent.hdl.sim import VectorCase, VectorSet, run_case, simulator
+from silicon_agent.refmodels import cell_config
+from silicon_agent.refmodels import ofdm_demodulator as ref
+from silicon_agent.refmodels.fixed_point import FFT_OUT, IQ_SAMPLE, quantise
+from silicon_agent.refmodels.hexio import pack_iq, write_hex
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import Workspace
 
 RTL = REPO / "hdl/rtl/ofdm_demodulator.sv"
 CLOCK_HZ = 100e6
@@ -39,7 +39,7 @@ def _localparam(text: str, name: str) -> str:
 
 
 def test_twiddle_rom_is_generated_from_refmodels() -> None:
-    assert ROM_SV.read_text() == rom_text(), "run: python -m hdl.ofdm_twiddles"
+    assert ROM_SV.read_text() == rom_text(), "run: python -m silicon_agent.hdl.ofdm_twiddles"
 
 
 def test_rom_address_gives_every_stage_twiddle() -> None:

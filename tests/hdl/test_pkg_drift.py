@@ -6,10 +6,10 @@ import re
 
 import numpy as np
 
-from hdl.registry import PACKAGE_SV, REPO
-from refmodels.crc import crc_remainder
-from refmodels.fixed_point import FORMATS
-from refmodels.qam_demodulator import FIXED_SHIFT, level_raw
+from silicon_agent.hdl.registry import PACKAGE_SV, REPO
+from silicon_agent.refmodels.crc import crc_remainder
+from silicon_agent.refmodels.fixed_point import FORMATS
+from silicon_agent.refmodels.qam_demodulator import FIXED_SHIFT, level_raw
 
 LOCALPARAM = re.compile(r"localparam\s+int\s+(\w+)\s*=\s*([0-9_]+)\s*;")
 POLY = re.compile(r"localparam\s+logic\s*\[[^\]]+\]\s*(CRC24[AB])_POLY\s*=\s*24'h([0-9A-Fa-f]+)")

@@ -7,7 +7,7 @@ import re
 import pytest
 import yaml
 
-from hdl.registry import (
+from silicon_agent.hdl.registry import (
     BLOCKS_YAML,
     PACKAGE_SV,
     REPO,
@@ -16,7 +16,7 @@ from hdl.registry import (
     block_trace,
     load_registry,
 )
-from refmodels.vectors import BLOCKS
+from silicon_agent.refmodels.vectors import BLOCKS
 
 PORT = re.compile(r"^\s*(input|output)\s+logic\s*(\[[^\]]*\])?\s*(\w+)\s*,?\s*$", re.M)
 WIDTH = re.compile(r"\[\s*(.+?)\s*:\s*0\s*\]")
@@ -122,7 +122,7 @@ def test_rtl_house_style(registry: Registry, name: str) -> None:
 
 
 def test_every_verified_block_is_traced_and_its_ports_are_checked() -> None:
-    from hdl.trace_expect import EXPECTED
+    from silicon_agent.hdl.trace_expect import EXPECTED
 
     registry = load_registry()
     for block in registry.verified():

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from hdl.registry import HDL_DIR, Registry
-from hdl.synth_table import BEGIN, END, synth_block
+from silicon_agent.hdl.registry import HDL_DIR, Registry
+from silicon_agent.hdl.synth_table import BEGIN, END, synth_block
 
 pytestmark = pytest.mark.anyio
 
 # The small blocks synthesise in seconds; the memory-heavy ones take minutes and are covered by
-# `python -m hdl.synth_table`, whose output the README check below holds to the registry.
+# `python -m silicon_agent.hdl.synth_table`, whose output the README check below holds
+# to the registry.
 QUICK = ["crc_checker", "descrambler", "resource_demapper", "dl_sch_processor"]
 
 

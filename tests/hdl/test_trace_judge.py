@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from hdl.registry import REPO, Block, Registry
-from hdl.sim import VectorCase, VectorSet, run_case, simulator
-from servers.core.models import Category, Status
-from servers.core.workspace import Workspace
+from silicon_agent.hdl.registry import REPO, Block, Registry
+from silicon_agent.hdl.sim import VectorCase, VectorSet, run_case, simulator
+from silicon_agent.servers.core.models import Category, Status
+from silicon_agent.servers.core.workspace import Workspace
 from tests.hdl.test_mutations import MUTATIONS
 
 pytestmark = pytest.mark.anyio

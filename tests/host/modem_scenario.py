@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from hdl.registry import REPO, load_registry
+from silicon_agent.hdl.registry import REPO, load_registry
 
 BLOCKS_YAML = REPO / "hdl" / "blocks.yaml"
 ALT_CRC = Path(__file__).parent / "modem_rtl" / "crc_checker_alt.sv"

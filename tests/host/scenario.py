@@ -514,7 +514,11 @@ def write_config(
 
 def write_mcp_json(root: Path, servers: list[str]) -> Path:
     entries = {
-        name: {"command": sys.executable, "args": ["-m", f"servers.{name}.server"], "env": {}}
+        name: {
+            "command": sys.executable,
+            "args": ["-m", f"silicon_agent.servers.{name}.server"],
+            "env": {},
+        }
         for name in servers
     }
     path = root / "mcp.json"

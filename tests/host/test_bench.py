@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from host.cli import main
+from silicon_agent.host.cli import main
 
 from .modem_scenario import BLOCKS_YAML, mutant_then_fix_rules, write_rules
 from .modem_scenario import write_config as modem_config

@@ -13,20 +13,20 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from pydantic import ValidationError
 
-from host.cli import main
-from host.config import ROLE_NAMES, load_config
-from host.design import Design, load_design
-from host.mcp_client import ServerPool, load_mcp_config
-from host.roles.planning_prompts import PLANNING_PROMPTS
-from host.roles.prompts import ROLE_PROMPTS
-from host.roles.schemas import (
+from silicon_agent.host.cli import main
+from silicon_agent.host.config import ROLE_NAMES, load_config
+from silicon_agent.host.design import Design, load_design
+from silicon_agent.host.mcp_client import ServerPool, load_mcp_config
+from silicon_agent.host.roles.planning_prompts import PLANNING_PROMPTS
+from silicon_agent.host.roles.prompts import ROLE_PROMPTS
+from silicon_agent.host.roles.schemas import (
     LibrarianAnswer,
     Reflection,
     SmokeTestbench,
     rtl_submission_model,
 )
-from host.runs import create_run
-from suite.roles import register_role_prompts
+from silicon_agent.host.runs import create_run
+from silicon_agent.suite.roles import register_role_prompts
 
 from .scenario import make_workspace, write_config, write_mcp_json
 

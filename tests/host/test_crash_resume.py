@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from host.state import BlockStatus, StateStore
+from silicon_agent.host.state import BlockStatus, StateStore
 
 from .scenario import hidden_leaks, make_workspace, write_config, write_mcp_json
 
@@ -35,7 +35,7 @@ def committed_steps(db: Path) -> int:
 
 
 def host(*args: str, runs: Path) -> list[str]:
-    return [sys.executable, "-m", "host.cli", "--runs-dir", str(runs), *args]
+    return [sys.executable, "-m", "silicon_agent.host.cli", "--runs-dir", str(runs), *args]
 
 
 @pytest.mark.slow

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from host.cli import main
-from host.state import BlockStatus, StateStore
+from silicon_agent.host.cli import main
+from silicon_agent.host.state import BlockStatus, StateStore
 
 from .scenario import make_workspace, write_config, write_mcp_json
 

@@ -16,17 +16,17 @@ from typing import Any
 
 import pytest
 
-from host.config import ExLlamaV2Config, load_config
-from host.llm.exllamav2_inproc import (
+from silicon_agent.host.config import ExLlamaV2Config, load_config
+from silicon_agent.host.llm.exllamav2_inproc import (
     Completion,
     ExLlamaV2Provider,
     drop_trailing_commas,
     render,
     unavailable_reason,
 )
-from host.llm.gateway import Gateway, Ledger, build_provider
-from host.llm.types import GenParams, Message, ProviderError, ToolCall, ToolSpec
-from host.roles.schemas import Reflection, rtl_submission_model
+from silicon_agent.host.llm.gateway import Gateway, Ledger, build_provider
+from silicon_agent.host.llm.types import GenParams, Message, ProviderError, ToolCall, ToolSpec
+from silicon_agent.host.roles.schemas import Reflection, rtl_submission_model
 
 PARAMS = GenParams(model="qwen-exl2", max_tokens=400, temperature=0.0)
 LINT = ToolSpec(
@@ -63,7 +63,7 @@ class ScriptedBackend:
 
 
 def config_with(provider: dict[str, Any]) -> Any:
-    from host.config import HostConfig
+    from silicon_agent.host.config import HostConfig
 
     return HostConfig.model_validate(
         {
@@ -244,7 +244,7 @@ class TinyVocabModel:
         return "".join(self.PIECES[t] for t in tokens if t != self.eos)
 
     def complete(self, prompt: str, schema: dict[str, Any] | None, **kw: Any) -> Completion:
-        from host.llm.exllamav2_inproc import SchemaConstraint
+        from silicon_agent.host.llm.exllamav2_inproc import SchemaConstraint
 
         assert schema is not None
         constraint = SchemaConstraint(self.data, schema)

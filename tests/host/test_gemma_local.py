@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from host.llm.types import FINAL_TOOL
-from host.runs import create_run, execute_run
-from host.state import BlockStatus, StateStore
+from silicon_agent.host.llm.types import FINAL_TOOL
+from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.state import BlockStatus, StateStore
 
 from .scenario import ESCALATION, make_workspace, write_mcp_json
 

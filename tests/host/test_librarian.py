@@ -12,12 +12,12 @@ import pytest
 import yaml
 from mcp import Client
 
-from host.runs import create_run, execute_run
-from host.state import StateStore
-from servers.core.workspace import Workspace
-from servers.iverilog.server import build as build_iverilog
-from servers.spec_rag.server import build as build_spec_rag
-from servers.verilator.server import build as build_verilator
+from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.state import StateStore
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.server import build as build_iverilog
+from silicon_agent.servers.spec_rag.server import build as build_spec_rag
+from silicon_agent.servers.verilator.server import build as build_verilator
 from tests.spec_rag.corpus import SPEC_36212, write_docx
 
 from .scenario import make_workspace, write_config, write_mcp_json
@@ -117,7 +117,7 @@ def test_librarian_runs_with_the_repositorys_own_mcp_json(tmp_path: Path) -> Non
     """The receiver's registry run as a new user would: the servers exactly as the
     repository's mcp.json names them, a generated 36.212 ingested into the design's own spec
     store; the clause the block cites reaches the RTL Engineer's prompt with its citation."""
-    from host.mcp_client import REPO_ROOT, ServerPool, load_mcp_config
+    from silicon_agent.host.mcp_client import REPO_ROOT, ServerPool, load_mcp_config
 
     shutil.copytree(REPO_ROOT / "hdl", tmp_path / "hdl", ignore=shutil.ignore_patterns("examples"))
     (tmp_path / "specs").mkdir()

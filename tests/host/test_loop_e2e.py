@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from host.report import render_report
-from host.runs import create_run, execute_run
-from host.state import BlockStatus, StateStore
-from servers.core.workspace import Workspace
-from servers.iverilog.server import build as build_iverilog
-from servers.openlane.server import build as build_openlane
-from servers.verilator.server import build as build_verilator
+from silicon_agent.host.report import render_report
+from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.state import BlockStatus, StateStore
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.server import build as build_iverilog
+from silicon_agent.servers.openlane.server import build as build_openlane
+from silicon_agent.servers.verilator.server import build as build_verilator
 
 from .scenario import (
     GENERATING,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from host.mcp_client import McpConfig, ServerEntry, ServerPool
+from silicon_agent.host.mcp_client import McpConfig, ServerEntry, ServerPool
 
 pytestmark = pytest.mark.anyio
 
@@ -39,7 +39,7 @@ async def test_pool_connects_over_http(tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "servers.verilator.server",
+            "silicon_agent.servers.verilator.server",
             "--transport",
             "streamable-http",
             "--host",
@@ -74,7 +74,14 @@ async def test_modem_server_over_http(tmp_path: Path) -> None:
     port = free_port()
     mcp = write_mcp_json(tmp_path, ["iverilog"])
     server = subprocess.Popen(
-        [sys.executable, "-m", "host.cli", "--runs-dir", str(tmp_path / "runs"), "serve"]
+        [
+            sys.executable,
+            "-m",
+            "silicon_agent.host.cli",
+            "--runs-dir",
+            str(tmp_path / "runs"),
+            "serve",
+        ]
         + ["--transport", "streamable-http", "--port", str(port), "--mcp-config", str(mcp)]
         + ["--workspace", str(tmp_path)],
         cwd=Path(__file__).resolve().parents[2],

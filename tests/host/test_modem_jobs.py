@@ -15,9 +15,9 @@ import pytest
 import yaml
 from mcp import Client, StdioServerParameters
 
-from hdl.registry import REPO
-from host.cli import main
-from host.runs import create_run
+from silicon_agent.hdl.registry import REPO
+from silicon_agent.host.cli import main
+from silicon_agent.host.runs import create_run
 from tests.planning.scenario import COUNTER_ANSWERS, COUNTER_PROMPT, counter_rules, write_config
 
 from .scenario import write_mcp_json
@@ -70,7 +70,15 @@ async def test_run_answer_and_resume_as_jobs_over_stdio(
     create_run(design, runs, str(quiet_config), str(mcp), run_id="stopped")
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "host.cli", "--runs-dir", str(runs), "serve", "--design", str(design)]
+        args=[
+            "-m",
+            "silicon_agent.host.cli",
+            "--runs-dir",
+            str(runs),
+            "serve",
+            "--design",
+            str(design),
+        ]
         + ["--workspace", str(tmp_path), "--mcp-config", str(mcp)],
         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
         cwd=str(REPO),

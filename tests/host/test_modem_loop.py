@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from hdl.mutations import MUTATIONS
-from hdl.registry import load_registry
-from host.runs import create_run, execute_run
-from host.state import BlockStatus, StateStore
+from silicon_agent.hdl.mutations import MUTATIONS
+from silicon_agent.hdl.registry import load_registry
+from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.state import BlockStatus, StateStore
 
 from .modem_scenario import (
     ALT_CRC,

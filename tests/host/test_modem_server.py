@@ -15,7 +15,7 @@ import anyio
 import pytest
 from mcp import Client, StdioServerParameters
 
-from hdl.registry import REPO
+from silicon_agent.hdl.registry import REPO
 
 from .modem_scenario import ALT_CRC, hidden_markers, reference, write_config, write_rules
 from .scenario import write_mcp_json
@@ -54,7 +54,15 @@ async def test_a_plain_client_designs_crc_checker_over_stdio(tmp_path: Path) -> 
     runs = tmp_path / "runs"
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "host.cli", "--runs-dir", str(runs), "serve", "--workspace", str(workspace)]
+        args=[
+            "-m",
+            "silicon_agent.host.cli",
+            "--runs-dir",
+            str(runs),
+            "serve",
+            "--workspace",
+            str(workspace),
+        ]
         + ["--mcp-config", str(mcp)],
         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
         cwd=str(REPO),
@@ -114,7 +122,7 @@ async def test_a_plain_client_designs_crc_checker_over_stdio(tmp_path: Path) -> 
         [
             sys.executable,
             "-m",
-            "host.cli",
+            "silicon_agent.host.cli",
             "--runs-dir",
             str(runs),
             "status",

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 from mcp import Client, StdioServerParameters
 
-from hdl.registry import REPO
-from host.mcp_client import load_mcp_config
-from host.modem_desk import ModemDesk
-from host.runs import create_run, execute_run
-from host.state import BlockStatus
+from silicon_agent.hdl.registry import REPO
+from silicon_agent.host.mcp_client import load_mcp_config
+from silicon_agent.host.modem_desk import ModemDesk
+from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.state import BlockStatus
 from tests.hdl.test_trace_judge import FALSE_PASS, MUTATION, SILENT_MISMATCH
 
 from .modem_scenario import code_reply, reference, write_config
@@ -85,7 +85,7 @@ async def test_verify_block_over_stdio_withholds_a_false_pass(tmp_path: Path) ->
     mcp = write_mcp_json(tmp_path, SIMULATORS)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "host.cli", "--runs-dir", str(tmp_path / "runs"), "serve"]
+        args=["-m", "silicon_agent.host.cli", "--runs-dir", str(tmp_path / "runs"), "serve"]
         + ["--design", str(design), "--workspace", str(workspace), "--mcp-config", str(mcp)],
         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
         cwd=str(REPO),

@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from host.config import HostConfig
-from host.llm.gateway import Gateway, Ledger
-from host.llm.openai_compat import OpenAICompatProvider
-from host.llm.types import (
+from silicon_agent.host.config import HostConfig
+from silicon_agent.host.llm.gateway import Gateway, Ledger
+from silicon_agent.host.llm.openai_compat import OpenAICompatProvider
+from silicon_agent.host.llm.types import (
     FINAL_TOOL,
     GenParams,
     Message,

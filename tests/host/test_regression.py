@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from host.cli import main
-from host.runs import create_run, execute_run
-from host.state import BlockStatus, StateStore
-from servers.core.workspace import Workspace
-from servers.iverilog.server import build as build_iverilog
-from servers.verilator.server import build as build_verilator
+from silicon_agent.host.cli import main
+from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.state import BlockStatus, StateStore
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.server import build as build_iverilog
+from silicon_agent.servers.verilator.server import build as build_verilator
 
 from .scenario import (
     code_reply,

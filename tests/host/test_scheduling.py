@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from host.config import load_config
-from host.design import load_design
-from host.llm.gateway import Gateway
-from host.loop import Team
-from host.mcp_client import ServerPool
-from host.orchestrator import Orchestrator
-from host.runfolder import RunFolder
-from host.state import BlockState, BlockStatus, StateStore
+from silicon_agent.host.config import load_config
+from silicon_agent.host.design import load_design
+from silicon_agent.host.llm.gateway import Gateway
+from silicon_agent.host.loop import Team
+from silicon_agent.host.mcp_client import ServerPool
+from silicon_agent.host.orchestrator import Orchestrator
+from silicon_agent.host.runfolder import RunFolder
+from silicon_agent.host.state import BlockState, BlockStatus, StateStore
 
 from .scenario import make_workspace, write_config
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import yaml
 
-from host.runs import create_run, execute_run
-from host.state import BlockState, BlockStatus, StateStore
-from servers.core.workspace import Workspace
-from servers.iverilog.server import build as build_iverilog
-from servers.vcd.server import build as build_vcd
-from servers.verilator.server import build as build_verilator
+from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.state import BlockState, BlockStatus, StateStore
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.server import build as build_iverilog
+from silicon_agent.servers.vcd.server import build as build_vcd
+from silicon_agent.servers.verilator.server import build as build_verilator
 
 from .scenario import (
     REFLECTION,

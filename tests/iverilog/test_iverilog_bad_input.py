@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Category, Status
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
+from silicon_agent.servers.core.models import Category, Status
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
 from tests.conftest import processes_mentioning
 
 pytestmark = pytest.mark.anyio

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Category, Severity, Status
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
+from silicon_agent.servers.core.models import Category, Severity, Status
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
 from tests.conftest import example_trace
 
 pytestmark = pytest.mark.anyio
@@ -147,7 +147,7 @@ async def test_fst_waves(icarus: Icarus) -> None:
     assert result.status == Status.PASS
     dump = icarus.workspace.root / result.artifacts["waves"]
     assert dump.suffix == ".fst" and dump.stat().st_size > 100
-    from servers.vcd.reader import WaveFile
+    from silicon_agent.servers.vcd.reader import WaveFile
 
     waves = WaveFile(dump)
     count = waves.resolve("tb_counter.dut.count_r")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.workspace import Workspace
-from servers.openlane.yosys_tool import find_yosys, warm_up
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.openlane.yosys_tool import find_yosys, warm_up
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "hdl" / "examples"

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status
-from servers.core.workspace import Workspace
-from servers.openlane import sta
-from servers.openlane.environment import osu018_liberty
-from servers.openlane.liberty_cells import FANOUT_LOAD, choose_drive, drive_for
-from servers.openlane.synth import Synthesizer
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.openlane import sta
+from silicon_agent.servers.openlane.environment import osu018_liberty
+from silicon_agent.servers.openlane.liberty_cells import FANOUT_LOAD, choose_drive, drive_for
+from silicon_agent.servers.openlane.synth import Synthesizer
 
 FLOPS = 500
 
@@ -204,8 +204,8 @@ async def test_input_port_fanout_is_priced_with_the_driving_cell(ws: Workspace) 
 
 def test_flow_digest_covers_the_cell_choice() -> None:
     """A change to how the driving cell is chosen must miss the synthesis cache."""
-    from servers.core.cache import file_digest
-    from servers.openlane import liberty_cells, synth, yosys_script
+    from silicon_agent.servers.core.cache import file_digest
+    from silicon_agent.servers.openlane import liberty_cells, synth, yosys_script
 
     parts = synth._FLOW_DIGEST.split("/")
     for module in (yosys_script, sta, liberty_cells):

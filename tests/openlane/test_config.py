@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status
-from servers.core.workspace import Workspace
-from servers.openlane.config_gen import ConfigWriter
-from servers.openlane.config_vars import TABLE_PATH, VARIABLES
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.openlane.config_gen import ConfigWriter
+from silicon_agent.servers.openlane.config_vars import TABLE_PATH, VARIABLES
 
 OPENLANE_PY = Path(__file__).resolve().parents[2] / ".venv-openlane" / "bin" / "python"
 GENERATOR = TABLE_PATH.with_name("ol2_variables_gen.py")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from servers.core.workspace import Workspace
-from servers.openlane import environment
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.openlane import environment
 
 pytestmark = pytest.mark.anyio
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status
-from servers.core.sandbox import others_can_read
-from servers.core.workspace import Workspace
-from servers.openlane.flow import FlowRunner, watch_steps
-from servers.openlane.synth import Synthesizer
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.sandbox import others_can_read
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.openlane.flow import FlowRunner, watch_steps
+from silicon_agent.servers.openlane.synth import Synthesizer
 
 pytestmark = pytest.mark.anyio
 EXAMPLES = Path(__file__).resolve().parents[2] / "hdl" / "examples"

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Status
-from servers.core.workspace import Workspace
-from servers.openlane.api import OpenLaneApi
-from servers.openlane.metrics import split_metric
+from silicon_agent.servers.core.models import Status
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.openlane.api import OpenLaneApi
+from silicon_agent.servers.openlane.metrics import split_metric
 
 sys.path.insert(0, str(Path(__file__).parent))
 import runfolders

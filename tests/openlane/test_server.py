@@ -11,9 +11,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from servers.core.manifest import live_manifest, manifest_path, render
-from servers.core.workspace import Workspace
-from servers.openlane.server import build
+from silicon_agent.servers.core.manifest import live_manifest, manifest_path, render
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.openlane.server import build
 
 sys.path.insert(0, str(Path(__file__).parent))
 import runfolders
@@ -115,7 +115,7 @@ async def test_console_script_over_stdio(tmp_path: Path) -> None:
     runfolders.openlane1_run(tmp_path)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "servers.openlane.server", "--workspace", str(tmp_path)],
+        args=["-m", "silicon_agent.servers.openlane.server", "--workspace", str(tmp_path)],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         cwd=str(REPO),
     )

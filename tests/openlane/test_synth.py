@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import Category, Status
-from servers.core.workspace import Workspace
-from servers.openlane.environment import osu018_liberty
-from servers.openlane.synth import Synthesizer
+from silicon_agent.servers.core.models import Category, Status
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.openlane.environment import osu018_liberty
+from silicon_agent.servers.openlane.synth import Synthesizer
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("yosys_warm")]
 
@@ -238,7 +238,7 @@ async def test_second_call_is_cached(synth: Synthesizer) -> None:
 
 
 async def test_advise_on_a_synthesis_result(synth: Synthesizer) -> None:
-    from servers.openlane.api import OpenLaneApi
+    from silicon_agent.servers.openlane.api import OpenLaneApi
 
     tight = await synth.synthesize(["hdl/mac.sv"], "mac", 2.0)
     assert tight.area_um2 is not None and tight.worst_setup_slack_ns is not None

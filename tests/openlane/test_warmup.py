@@ -16,8 +16,8 @@ REPO = Path(__file__).resolve().parents[2]
 # A fresh interpreter: the tool lookup and its cache directory are decided once per process.
 SCRIPT = """
 import asyncio, json, sys
-from servers.core.workspace import Workspace
-from servers.openlane.api import OpenLaneApi
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.openlane.api import OpenLaneApi
 seen = []
 async def progress(fraction, message):
     seen.append([fraction, message])

@@ -23,6 +23,11 @@ pytestmark = [pytest.mark.slow, pytest.mark.anyio]
 UV = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
 HEAVY = {"torch", "chromadb", "llama-cpp-python", "sentence-transformers"}
 EXAMPLE = ["examples/counter/counter.sv"], ["examples/counter/tb_counter.sv"]
+GENERIC_NAMES = (
+    "import importlib.util as u; "
+    "print([n for n in ('servers', 'host', 'hdl', 'refmodels', 'suite', 'campaigns') "
+    "if u.find_spec(n)])"
+)
 
 
 def clean_env(**extra: str) -> dict[str, str]:
@@ -87,7 +92,7 @@ def bundled_example(python: Path, work: Path) -> None:
     """Copy the example designs out of the installed package into a plain directory."""
     code = (
         "import importlib.resources as r, shutil, sys; "
-        "shutil.copytree(r.files('hdl') / 'examples', sys.argv[1])"
+        "shutil.copytree(r.files('silicon_agent.hdl') / 'examples', sys.argv[1])"
     )
     subprocess.run([str(python), "-c", code, str(work / "examples")], check=True, cwd=work)
 
@@ -120,10 +125,15 @@ async def test_fresh_venv_runs_the_installed_servers(wheel: Path, tmp_path: Path
     work.mkdir()
     bundled_example(python, work)
     where = subprocess.run(
-        [str(python), "-c", "import servers; print(servers.__file__)"],
+        [str(python), "-c", "import silicon_agent.servers as s; print(s.__file__)"],
         cwd=work, env=clean_env(), capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
     assert where.startswith(str(venv)) and str(REPO) not in where
+    generic = subprocess.run(
+        [str(python), "-c", GENERIC_NAMES], cwd=work, env=clean_env(),
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    assert generic.strip() == "[]", f"the wheel claims generic names: {generic}"
     for script in ("mcp-iverilog", "mcp-verilator"):
         params = StdioServerParameters(
             command=str(venv / "bin" / script), args=[], env=clean_env(), cwd=str(work)

@@ -12,8 +12,8 @@ import pytest
 import yaml
 from PIL import Image
 
-from host.cli import main
-from host.state import StateStore
+from silicon_agent.host.cli import main
+from silicon_agent.host.state import StateStore
 
 from .scenario import (
     COUNTER_ANSWERS,

@@ -11,18 +11,18 @@ from pathlib import Path
 import pytest
 from mcp import Client
 
-from host.cli import main
-from host.planning.approval import approve
-from host.planning.helper import Question, terminal_answers
-from host.planning.plan import PlanInvalid
-from host.planning.planner import convention_problems
-from host.planning.session import plan_design
-from host.planning.spec import SpecNotFrozen, freeze, open_fields
-from host.runs import create_run, execute_run
-from host.state import StateStore
-from servers.core.workspace import Workspace
-from servers.iverilog.server import build as build_iverilog
-from servers.verilator.server import build as build_verilator
+from silicon_agent.host.cli import main
+from silicon_agent.host.planning.approval import approve
+from silicon_agent.host.planning.helper import Question, terminal_answers
+from silicon_agent.host.planning.plan import PlanInvalid
+from silicon_agent.host.planning.planner import convention_problems
+from silicon_agent.host.planning.session import plan_design
+from silicon_agent.host.planning.spec import SpecNotFrozen, freeze, open_fields
+from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.state import StateStore
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.server import build as build_iverilog
+from silicon_agent.servers.verilator.server import build as build_verilator
 
 from .scenario import (
     COUNTER_ANSWERS,

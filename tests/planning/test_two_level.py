@@ -13,16 +13,16 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from host.design import Design
-from host.planning.approval import approve
-from host.planning.helper import file_answers
-from host.planning.plan import Plan, PlanInvalid, validate_plan
-from host.planning.session import plan_design
-from host.runs import create_run, execute_run
-from host.state import BlockStatus, StateStore
-from servers.core.workspace import Workspace
-from servers.iverilog.server import build as build_iverilog
-from servers.verilator.server import build as build_verilator
+from silicon_agent.host.design import Design
+from silicon_agent.host.planning.approval import approve
+from silicon_agent.host.planning.helper import file_answers
+from silicon_agent.host.planning.plan import Plan, PlanInvalid, validate_plan
+from silicon_agent.host.planning.session import plan_design
+from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.state import BlockStatus, StateStore
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.server import build as build_iverilog
+from silicon_agent.servers.verilator.server import build as build_verilator
 
 from .scenario import SUM_REG, sumreg_rules, write_config, write_mcp_json
 

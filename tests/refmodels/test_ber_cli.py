@@ -1,11 +1,11 @@
-"""``python -m refmodels ber``: CSV + PNG output and monotone error rates."""
+"""``python -m silicon_agent.refmodels ber``: CSV + PNG output and monotone error rates."""
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
 
-from refmodels.cli import main
+from silicon_agent.refmodels.cli import main
 
 
 def test_ber_cli_writes_csv_and_png(tmp_path: Path) -> None:

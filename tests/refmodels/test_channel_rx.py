@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from refmodels.cell_config import N_SC, SAMPLE_RATE, CellConfig
-from refmodels.channel import (
+from silicon_agent.refmodels.cell_config import N_SC, SAMPLE_RATE, CellConfig
+from silicon_agent.refmodels.channel import (
     PROFILES,
     awgn,
     fractional_delay,
@@ -15,14 +15,21 @@ from refmodels.channel import (
     rayleigh_gains,
     rayleigh_gains_at,
 )
-from refmodels.channel_estimator import estimate_channel, estimate_channel_fixed
-from refmodels.cli import main
-from refmodels.e2e import run_e2e
-from refmodels.equalizer import equalize, equalize_fixed
-from refmodels.fixed_point import CHAN_EST, EQ_OUT, FFT_OUT, NOISE_SCALE, quantise, to_real
-from refmodels.ofdm_demodulator import ofdm_demodulate
-from refmodels.ofdm_modulator import ofdm_modulate
-from refmodels.resource_grid import build_subframe, pdsch_capacity
+from silicon_agent.refmodels.channel_estimator import estimate_channel, estimate_channel_fixed
+from silicon_agent.refmodels.cli import main
+from silicon_agent.refmodels.e2e import run_e2e
+from silicon_agent.refmodels.equalizer import equalize, equalize_fixed
+from silicon_agent.refmodels.fixed_point import (
+    CHAN_EST,
+    EQ_OUT,
+    FFT_OUT,
+    NOISE_SCALE,
+    quantise,
+    to_real,
+)
+from silicon_agent.refmodels.ofdm_demodulator import ofdm_demodulate
+from silicon_agent.refmodels.ofdm_modulator import ofdm_modulate
+from silicon_agent.refmodels.resource_grid import build_subframe, pdsch_capacity
 
 
 def test_profiles_match_36101() -> None:

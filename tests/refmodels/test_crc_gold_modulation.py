@@ -8,10 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from py3gpp import nrCRCEncode, nrPRBS, nrSymbolModulate
 
-from refmodels.crc import crc_attach, crc_check, crc_check_batch
-from refmodels.gold import gold_sequence
-from refmodels.modulation import modulate
-from refmodels.scrambling import pdsch_c_init, scramble
+from silicon_agent.refmodels.crc import crc_attach, crc_check, crc_check_batch
+from silicon_agent.refmodels.gold import gold_sequence
+from silicon_agent.refmodels.modulation import modulate
+from silicon_agent.refmodels.scrambling import pdsch_c_init, scramble
 
 
 @settings(max_examples=40, deadline=None)

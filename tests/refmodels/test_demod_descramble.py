@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from refmodels.descrambler import descramble
-from refmodels.fixed_point import EQ_OUT, LLR, NOISE_SCALE, quantise, to_real
-from refmodels.modulation import modulate
-from refmodels.qam_demodulator import demodulate, demodulate_fixed
-from refmodels.scrambling import pdsch_c_init, scramble
+from silicon_agent.refmodels.descrambler import descramble
+from silicon_agent.refmodels.fixed_point import EQ_OUT, LLR, NOISE_SCALE, quantise, to_real
+from silicon_agent.refmodels.modulation import modulate
+from silicon_agent.refmodels.qam_demodulator import demodulate, demodulate_fixed
+from silicon_agent.refmodels.scrambling import pdsch_c_init, scramble
 
 MODS = [("QPSK", 2), ("16QAM", 4), ("64QAM", 6)]
 

@@ -7,14 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refmodels.descrambler import descramble
-from refmodels.dl_sch_encoder import encode_dl_sch
-from refmodels.dl_sch_processor import decode_dl_sch, extract_mac_sdus
-from refmodels.fixed_point import EQ_OUT, NOISE_SCALE, quantise
-from refmodels.mac_pdu import MacSdu, build_mac_pdu, parse_mac_pdu
-from refmodels.modulation import modulate, modulation_for_qm
-from refmodels.qam_demodulator import demodulate, demodulate_fixed
-from refmodels.scrambling import pdsch_c_init, scramble
+from silicon_agent.refmodels.descrambler import descramble
+from silicon_agent.refmodels.dl_sch_encoder import encode_dl_sch
+from silicon_agent.refmodels.dl_sch_processor import decode_dl_sch, extract_mac_sdus
+from silicon_agent.refmodels.fixed_point import EQ_OUT, NOISE_SCALE, quantise
+from silicon_agent.refmodels.mac_pdu import MacSdu, build_mac_pdu, parse_mac_pdu
+from silicon_agent.refmodels.modulation import modulate, modulation_for_qm
+from silicon_agent.refmodels.qam_demodulator import demodulate, demodulate_fixed
+from silicon_agent.refmodels.scrambling import pdsch_c_init, scramble
 
 
 def test_mac_pdu_by_hand() -> None:
@@ -94,7 +94,7 @@ def test_dl_sch_detects_failure(rng: np.random.Generator) -> None:
 
 
 def test_segmentation_cases_used_above() -> None:
-    from refmodels.segmentation import segmentation_params
+    from silicon_agent.refmodels.segmentation import segmentation_params
 
     assert segmentation_params(1032).F == 24
     seg = segmentation_params(13024)
@@ -102,8 +102,8 @@ def test_segmentation_cases_used_above() -> None:
 
 
 def test_harq_soft_combining_rv0_rv2(rng: np.random.Generator) -> None:
-    from refmodels.rate_dematcher import rate_dematch
-    from refmodels.turbo_decoder import turbo_decode
+    from silicon_agent.refmodels.rate_dematcher import rate_dematch
+    from silicon_agent.refmodels.turbo_decoder import turbo_decode
 
     tbs, g = 4392, 7000  # high code rate: a single transmission at this SNR fails
     tb = rng.integers(0, 2, tbs).astype(np.uint8)

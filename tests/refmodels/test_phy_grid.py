@@ -6,19 +6,19 @@ import numpy as np
 import pytest
 from py3gpp import nrPRBS
 
-from refmodels.cell_config import N_FFT, N_SC, SAMPLES_PER_SUBFRAME, CellConfig
-from refmodels.crs import crs_c_init, crs_mask, crs_subcarriers, crs_values
-from refmodels.fixed_point import FFT_OUT, IQ_SAMPLE, quantise, to_real
-from refmodels.ofdm_demodulator import (
+from silicon_agent.refmodels.cell_config import N_FFT, N_SC, SAMPLES_PER_SUBFRAME, CellConfig
+from silicon_agent.refmodels.crs import crs_c_init, crs_mask, crs_subcarriers, crs_values
+from silicon_agent.refmodels.fixed_point import FFT_OUT, IQ_SAMPLE, quantise, to_real
+from silicon_agent.refmodels.ofdm_demodulator import (
     FFT_ADVANCE,
     fft_fixed,
     ofdm_demodulate,
     ofdm_demodulate_fixed,
 )
-from refmodels.ofdm_modulator import ofdm_modulate
-from refmodels.reference_channels import R2, R31_1
-from refmodels.resource_grid import build_subframe, pdsch_capacity
-from refmodels.sync_signals import pss, sss
+from silicon_agent.refmodels.ofdm_modulator import ofdm_modulate
+from silicon_agent.refmodels.reference_channels import R2, R31_1
+from silicon_agent.refmodels.resource_grid import build_subframe, pdsch_capacity
+from silicon_agent.refmodels.sync_signals import pss, sss
 
 
 def test_crs_c_init_by_hand() -> None:

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from refmodels.rate_dematcher import rate_dematch, rate_dematch_fixed
-from refmodels.rate_matching import (
+from silicon_agent.refmodels.rate_dematcher import rate_dematch, rate_dematch_fixed
+from silicon_agent.refmodels.rate_matching import (
     circular_buffer,
     code_block_e,
     k_pi,
@@ -17,7 +17,7 @@ from refmodels.rate_matching import (
     n_ir_bits,
     rate_match,
 )
-from refmodels.turbo_encoder import turbo_encode
+from silicon_agent.refmodels.turbo_encoder import turbo_encode
 
 NULL = -1
 # Table 5.1.4-1 is the 5-bit bit-reversal permutation: derived here, not copied, so the

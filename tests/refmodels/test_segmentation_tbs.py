@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from refmodels.crc import crc_check
-from refmodels.qpp_table import VALID_K
-from refmodels.segmentation import desegment, segment, segmentation_params
+from silicon_agent.refmodels.crc import crc_check
+from silicon_agent.refmodels.qpp_table import VALID_K
+from silicon_agent.refmodels.segmentation import desegment, segment, segmentation_params
 
 
 # (TBS, C, coded block size 3K+12) from the fixed reference channels of TS 36.104 A.1 / A.13 and

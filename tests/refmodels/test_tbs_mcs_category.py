@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from refmodels.cell_config import CellConfig
-from refmodels.dl_sch_encoder import plan_dl_sch
-from refmodels.rate_matching import n_ir_bits
-from refmodels.reference_channels import R2, R31_1
-from refmodels.resource_grid import pdsch_capacity
-from refmodels.segmentation import segmentation_params
-from refmodels.tbs import (
+from silicon_agent.refmodels.cell_config import CellConfig
+from silicon_agent.refmodels.dl_sch_encoder import plan_dl_sch
+from silicon_agent.refmodels.rate_matching import n_ir_bits
+from silicon_agent.refmodels.reference_channels import R2, R31_1
+from silicon_agent.refmodels.resource_grid import pdsch_capacity
+from silicon_agent.refmodels.segmentation import segmentation_params
+from silicon_agent.refmodels.tbs import (
     TABLE_FILE,
     mcs_entry,
     mcs_to_itbs,
@@ -23,7 +23,7 @@ from refmodels.tbs import (
     tbs_for_mcs,
     transport_block_size,
 )
-from refmodels.ue_category import (
+from silicon_agent.refmodels.ue_category import (
     CAT1,
     CapabilityError,
     check_soft_bits,

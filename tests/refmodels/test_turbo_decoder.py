@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from refmodels.ber import channel_llrs, simulate_point
-from refmodels.crc import crc_attach
-from refmodels.fixed_point import APP_LLR, EXTRINSIC, LLR, STATE_METRIC, quantise
-from refmodels.qpp_table import qpp_permutation
-from refmodels.turbo_decoder import siso_count, turbo_decode
-from refmodels.turbo_encoder import turbo_encode
+from silicon_agent.refmodels.ber import channel_llrs, simulate_point
+from silicon_agent.refmodels.crc import crc_attach
+from silicon_agent.refmodels.fixed_point import APP_LLR, EXTRINSIC, LLR, STATE_METRIC, quantise
+from silicon_agent.refmodels.qpp_table import qpp_permutation
+from silicon_agent.refmodels.turbo_decoder import siso_count, turbo_decode
+from silicon_agent.refmodels.turbo_encoder import turbo_encode
 
 
 @pytest.mark.parametrize("k", [40, 48, 512, 1056, 4416, 6144])

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from refmodels.qpp_table import QPP_TABLE, VALID_K, qpp_permutation
-from refmodels.turbo_encoder import turbo_encode
+from silicon_agent.refmodels.qpp_table import QPP_TABLE, VALID_K, qpp_permutation
+from silicon_agent.refmodels.turbo_encoder import turbo_encode
 
 
 def test_table_shape_and_k_grid() -> None:

@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from refmodels.cli import main
-from refmodels.descrambler import descramble
-from refmodels.hexio import read_hex
-from refmodels.qam_demodulator import demodulate_fixed
-from refmodels.rate_dematcher import rate_dematch_fixed
-from refmodels.turbo_decoder import turbo_decode
-from refmodels.vectors import BLOCKS, DEFAULT_CASES
+from silicon_agent.refmodels.cli import main
+from silicon_agent.refmodels.descrambler import descramble
+from silicon_agent.refmodels.hexio import read_hex
+from silicon_agent.refmodels.qam_demodulator import demodulate_fixed
+from silicon_agent.refmodels.rate_dematcher import rate_dematch_fixed
+from silicon_agent.refmodels.turbo_decoder import turbo_decode
+from silicon_agent.refmodels.vectors import BLOCKS, DEFAULT_CASES
 
 
 def _load(case_dir: Path, block: str) -> tuple[dict, dict[str, np.ndarray]]:
@@ -124,11 +124,11 @@ def _unpack_iq(words: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def test_front_end_vectors_replay(tmp_path: Path) -> None:
-    from refmodels.cell_config import CellConfig
-    from refmodels.channel_estimator import estimate_channel_fixed
-    from refmodels.equalizer import equalize_fixed
-    from refmodels.ofdm_demodulator import ofdm_demodulate_fixed
-    from refmodels.resource_demapper import extract_pdsch
+    from silicon_agent.refmodels.cell_config import CellConfig
+    from silicon_agent.refmodels.channel_estimator import estimate_channel_fixed
+    from silicon_agent.refmodels.equalizer import equalize_fixed
+    from silicon_agent.refmodels.ofdm_demodulator import ofdm_demodulate_fixed
+    from silicon_agent.refmodels.resource_demapper import extract_pdsch
 
     main(["vectors", "ofdm_demodulator", "--out", str(tmp_path / "o")])
     meta, d = _load(tmp_path / "o" / "r2_sf0_epa", "ofdm_demodulator")
@@ -169,6 +169,6 @@ def test_front_end_vectors_replay(tmp_path: Path) -> None:
 
 
 def pack(i: np.ndarray, q: np.ndarray) -> np.ndarray:
-    from refmodels.hexio import pack_iq
+    from silicon_agent.refmodels.hexio import pack_iq
 
     return pack_iq(np.asarray(i).reshape(-1), np.asarray(q).reshape(-1), 16)

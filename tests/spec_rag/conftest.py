@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.workspace import Workspace
-from servers.spec_rag.api import SpecLibrary
-from servers.spec_rag.embedders import LocalMiniLM
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.spec_rag.api import SpecLibrary
+from silicon_agent.servers.spec_rag.embedders import LocalMiniLM
 from tests.spec_rag.corpus import SPEC_36211, SPEC_36212, write_docx, write_pdf
 
 

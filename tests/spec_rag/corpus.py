@@ -44,7 +44,7 @@ class SpecText:
 
 
 def _qpp_rows() -> list[list[str]]:
-    from refmodels.qpp_table import QPP_TABLE
+    from silicon_agent.refmodels.qpp_table import QPP_TABLE
 
     return [[str(i + 1), str(k), str(f1), str(f2)] for i, (k, f1, f2) in enumerate(QPP_TABLE)]
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.jobs import JobManager, JobState
-from servers.core.workspace import Workspace
-from servers.spec_rag.api import MAX_QUERY_CHARS, SpecLibrary
+from silicon_agent.servers.core.jobs import JobManager, JobState
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.spec_rag.api import MAX_QUERY_CHARS, SpecLibrary
 from tests.spec_rag.corpus import SPEC_36212, write_non_spec_pdf, write_pdf
 
 

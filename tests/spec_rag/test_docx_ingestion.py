@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from refmodels.qpp_table import QPP_TABLE
-from servers.core.workspace import Workspace
-from servers.spec_rag.api import SpecLibrary
-from servers.spec_rag.chunking import build
-from servers.spec_rag.docx_reader import read_docx
+from silicon_agent.refmodels.qpp_table import QPP_TABLE
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.spec_rag.api import SpecLibrary
+from silicon_agent.servers.spec_rag.chunking import build
+from silicon_agent.servers.spec_rag.docx_reader import read_docx
 from tests.spec_rag.corpus import SPEC_36211, SPEC_36212, expected_clauses
 
 
@@ -38,7 +38,7 @@ def test_docx_clause_tree_tables_and_scripts(corpus: dict[str, Path]) -> None:
 
 
 def test_docx_and_pdf_agree_on_the_tables(corpus: dict[str, Path]) -> None:
-    from servers.spec_rag.pdf_reader import read_pdf
+    from silicon_agent.servers.spec_rag.pdf_reader import read_pdf
 
     pdf = {t.table_id: t for t in build(read_pdf(corpus["36211.pdf"])).tables}
     docx = {t.table_id: t for t in build(read_docx(corpus["36211.docx"])).tables}

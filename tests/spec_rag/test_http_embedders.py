@@ -14,10 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from servers.core.workspace import Workspace
-from servers.spec_rag.api import SpecLibrary
-from servers.spec_rag.embedders import EmbedderUnavailable, HttpEmbedder, make_embedder
-from servers.spec_rag.lexical_tokens import tokens
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.spec_rag.api import SpecLibrary
+from silicon_agent.servers.spec_rag.embedders import (
+    EmbedderUnavailable,
+    HttpEmbedder,
+    make_embedder,
+)
+from silicon_agent.servers.spec_rag.lexical_tokens import tokens
 
 DIM = 96
 

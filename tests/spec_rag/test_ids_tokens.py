@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from servers.core.workspace import InvalidInput
-from servers.spec_rag.ids import clause_id, display_spec, spec_key, table_id
-from servers.spec_rag.lexical_tokens import query_tokens, tokens
+from silicon_agent.servers.core.workspace import InvalidInput
+from silicon_agent.servers.spec_rag.ids import clause_id, display_spec, spec_key, table_id
+from silicon_agent.servers.spec_rag.lexical_tokens import query_tokens, tokens
 
 
 @pytest.mark.parametrize(
@@ -69,8 +69,8 @@ def test_tokenizer_drops_stopwords_and_dedupes_queries() -> None:
 
 
 def test_letter_suffixed_clause_and_table_ids() -> None:
-    from servers.spec_rag.document import caption_id, split_heading
-    from servers.spec_rag.ids import clause_id, table_id
+    from silicon_agent.servers.spec_rag.document import caption_id, split_heading
+    from silicon_agent.servers.spec_rag.ids import clause_id, table_id
 
     assert [clause_id(c) for c in ("5.2.2.6A", "4.1A", "6.1.3.1a", "clause 4.3.5.1A.1")] == [
         "5.2.2.6A",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from servers.spec_rag.embedders import EmbedderUnavailable, OnnxMiniLM, make_embedder
+from silicon_agent.servers.spec_rag.embedders import EmbedderUnavailable, OnnxMiniLM, make_embedder
 
 pytest.importorskip("onnxruntime")
 

@@ -8,9 +8,15 @@ from pathlib import Path
 import pdfplumber
 import pytest
 
-from refmodels.qpp_table import QPP_TABLE
-from servers.spec_rag.chunking import MAX_TOKENS, MIN_TOKENS, SpecContent, build, count_tokens
-from servers.spec_rag.pdf_reader import read_pdf
+from silicon_agent.refmodels.qpp_table import QPP_TABLE
+from silicon_agent.servers.spec_rag.chunking import (
+    MAX_TOKENS,
+    MIN_TOKENS,
+    SpecContent,
+    build,
+    count_tokens,
+)
+from silicon_agent.servers.spec_rag.pdf_reader import read_pdf
 from tests.spec_rag.corpus import SPEC_36211, SPEC_36212, expected_clauses, plain
 
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.workspace import Workspace
-from servers.spec_rag.api import SpecLibrary
-from servers.spec_rag.chunking import build
-from servers.spec_rag.docx_package import MAX_MEMBER_BYTES
-from servers.spec_rag.docx_reader import read_docx
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.spec_rag.api import SpecLibrary
+from silicon_agent.servers.spec_rag.chunking import build
+from silicon_agent.servers.spec_rag.docx_package import MAX_MEMBER_BYTES
+from silicon_agent.servers.spec_rag.docx_reader import read_docx
 
 from .corpus import SPEC_36211, write_docx
 from .docx_writer import TITLE, write_real_docx

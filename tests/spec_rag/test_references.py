@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from servers.spec_rag.api import SpecLibrary, find_references
+from silicon_agent.servers.spec_rag.api import SpecLibrary, find_references
 
 
 def test_reference_patterns() -> None:

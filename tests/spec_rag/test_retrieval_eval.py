@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from servers.spec_rag.api import SpecLibrary
-from servers.spec_rag.lexical_tokens import query_tokens
+from silicon_agent.servers.spec_rag.api import SpecLibrary
+from silicon_agent.servers.spec_rag.lexical_tokens import query_tokens
 from tests.spec_rag.corpus import QUESTIONS
 
 Ranker = Callable[[str], list[int]]

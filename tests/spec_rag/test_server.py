@@ -13,9 +13,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from servers.core.manifest import live_manifest, manifest_path
-from servers.core.workspace import Workspace
-from servers.spec_rag.server import build
+from silicon_agent.servers.core.manifest import live_manifest, manifest_path
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.spec_rag.server import build
 
 REPO = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.anyio
@@ -139,7 +139,7 @@ async def test_console_script_over_stdio(tmp_path: Path, corpus) -> None:  # typ
         command=sys.executable,
         args=[
             "-m",
-            "servers.spec_rag.server",
+            "silicon_agent.servers.spec_rag.server",
             "--workspace",
             str(tmp_path),
             "--embedder",

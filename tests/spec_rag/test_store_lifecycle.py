@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.workspace import Workspace
-from servers.spec_rag.api import SpecLibrary
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.spec_rag.api import SpecLibrary
 from tests.spec_rag.corpus import SPEC_36211, Clause, write_pdf
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.models import ToolResult
-from servers.core.workspace import Workspace
-from servers.iverilog.api import Icarus
-from servers.vcd.api import Waves
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core.models import ToolResult
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.servers.vcd.api import Waves
+from silicon_agent.servers.verilator.api import Verilator
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent

@@ -10,7 +10,7 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
-from servers.vcd import limits
+from silicon_agent.servers.vcd import limits
 
 HEADER = b"$timescale 1ns $end\n$scope module top $end\n"
 BODY = b"$upscope $end\n$enddefinitions $end\n#0\n0!\n#10\n1!\n"

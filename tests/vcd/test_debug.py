@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from servers.vcd.api import Waves
+from silicon_agent.servers.vcd.api import Waves
 
 pytestmark = pytest.mark.slow
 

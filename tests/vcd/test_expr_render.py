@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from servers.core.workspace import InvalidInput, Workspace
-from servers.vcd import expr
-from servers.vcd.api import Waves
+from silicon_agent.servers.core.workspace import InvalidInput, Workspace
+from silicon_agent.servers.vcd import expr
+from silicon_agent.servers.vcd.api import Waves
 
 from .vcdgen import write_vcd
 
@@ -125,7 +125,7 @@ def test_render_png_has_lanes_labels_and_bus_values(ws: Workspace):
             if sum(pixels[x, y]) < 600  # not white / light grid
         )
 
-    from servers.vcd import render
+    from silicon_agent.servers.vcd import render
 
     label_w = width - render.PLOT_W - 3 * render.PAD
     for row in range(len(signals)):

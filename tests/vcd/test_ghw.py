@@ -7,8 +7,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from servers.core.workspace import Workspace
-from servers.vcd.api import Waves
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.vcd.api import Waves
 
 VHDL = """\
 library ieee;

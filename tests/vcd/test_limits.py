@@ -12,9 +12,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from servers.core.workspace import Workspace
-from servers.vcd import limits
-from servers.vcd.api import Waves
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.vcd import limits
+from silicon_agent.servers.vcd.api import Waves
 
 from . import hostile
 from .vcdgen import write_vcd
@@ -37,7 +37,7 @@ async def test_each_limit_refused_and_the_server_still_answers(tmp_path: Path) -
     _good(tmp_path)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "servers.vcd.server", "--workspace", str(tmp_path)],
+        args=["-m", "silicon_agent.servers.vcd.server", "--workspace", str(tmp_path)],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         cwd=str(REPO),
     )

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from servers.core.workspace import Workspace
-from servers.vcd.api import Waves
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.vcd.api import Waves
 from tests.conftest import plant_link
 
 from .vcdgen import write_vcd

@@ -11,10 +11,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from servers.core.workspace import Workspace
-from servers.vcd import reader
-from servers.vcd.api import Waves
-from servers.vcd.values import format_value, same
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.vcd import reader
+from silicon_agent.servers.vcd.api import Waves
+from silicon_agent.servers.vcd.values import format_value, same
 
 from .vcdgen import write_vcd
 

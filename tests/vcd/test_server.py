@@ -14,9 +14,9 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from servers.core.manifest import live_manifest, manifest_path, render
-from servers.core.workspace import Workspace
-from servers.vcd.server import build
+from silicon_agent.servers.core.manifest import live_manifest, manifest_path, render
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.vcd.server import build
 
 from .vcdgen import write_vcd
 
@@ -134,7 +134,7 @@ async def test_console_script_over_stdio(tmp_path: Path) -> None:
     _dump(tmp_path)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "servers.vcd.server", "--workspace", str(tmp_path)],
+        args=["-m", "silicon_agent.servers.vcd.server", "--workspace", str(tmp_path)],
         env={**os.environ, "PYTHONPATH": str(REPO)},
         cwd=str(REPO),
     )

