@@ -5,8 +5,8 @@ from /proc) is read after a good call alone and again after every hostile input,
 side, with the time each refusal took:
 - the waveform server, with every hostile file of tests/vcd/hostile.py;
 - the Icarus and Verilator servers, with designs that take slang forever or blow up in its
-  preprocessor (tests/core/test_compile_timeout.py); slang reads them in a capped worker that is killed
-  at the limit or dies alone, so the server's peak should not move.
+  preprocessor (tests/core/test_compile_timeout.py); slang reads them in a capped worker that
+  is killed at the limit or dies alone, so the server's peak should not move.
 
 `python bench/hostile_inputs_bench.py`
 """

@@ -564,8 +564,12 @@ class BlockLoop(MemoryHooks):
             signature = diagnostic_signature(status.lower(), diagnostics)
             self.fail(state, signature, "write" if status == "COMPILE_FAIL" else "reflect")
             return status, {**detail, "signature": signature}, [(signature, detail["summary"])]
+        # The trace judge contradicted the testbench: no verdict to act on, a person looks.
+        trace = result.get("trace")
+        withheld = isinstance(trace, dict) and trace.get("agrees") is False
+        cause = "verdict withheld" if withheld else "verification tool failed"
         state.phase = "escalate"
-        state.escalation = {"reason": f"verification tool failed: {detail['summary']}"}
+        state.escalation = {"reason": f"{cause}: {detail['summary']}"}
         return status, detail, [(f"tool:{status}", detail["summary"])]
 
     async def do_distill(self, state: BlockState, ledger: Ledger) -> Any:

@@ -49,15 +49,19 @@ REFLECTION = {
 }
 
 
-def mutant_then_fix_rules() -> list[dict[str, Any]]:
-    """crc_checker: the mutant first, a reflection, then the correct (non-reference) code."""
+def mutant_then_fix_rules(
+    block: str = "crc_checker",
+    first: str = MUTANT,
+    fixed: str | None = None,
+    reflection: dict[str, Any] = REFLECTION,
+) -> list[dict[str, Any]]:
+    """A block's mutant first, a reflection, then the fixed code (crc_checker: the correct
+    non-reference code)."""
+    fixed = ALT_CRC.read_text() if fixed is None else fixed
     return [
-        {"match": ["Block: crc_checker\n", "Step: write"], "reply": code_reply(MUTANT)},
-        {"match": ["Block: crc_checker\n", "Step: reflect"], "reply": REFLECTION},
-        {
-            "match": ["Block: crc_checker\n", "Step: debug"],
-            "reply": code_reply(ALT_CRC.read_text()),
-        },
+        {"match": [f"Block: {block}\n", "Step: write"], "reply": code_reply(first)},
+        {"match": [f"Block: {block}\n", "Step: reflect"], "reply": reflection},
+        {"match": [f"Block: {block}\n", "Step: debug"], "reply": code_reply(fixed)},
     ]
 
 
