@@ -4,36 +4,15 @@ MCP endpoint. Nothing but the right token, host and origin may reach a tool."""
 
 from __future__ import annotations
 
-import urllib.error
-import urllib.request
-
 import pytest
 
-from .test_rt_http_and_ingest import INIT, TOKEN, open_server  # noqa: F401 (a fixture)
+from .test_rt_http_and_ingest import TOKEN, call, open_server  # noqa: F401 (a fixture)
 
 
 @pytest.fixture(scope="module")
 def port(open_server: int) -> int:  # noqa: F811 (the imported fixture)
     """The first red team's server: bound to every interface, with a token."""
     return open_server
-
-
-def call(port: int, headers: dict[str, str], path: str = "/mcp", method: str = "POST") -> int:
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}",
-        data=INIT if method == "POST" else None,
-        method=method,
-        headers={
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-            **headers,
-        },
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
 
 
 BEARER = {"Authorization": f"Bearer {TOKEN}"}

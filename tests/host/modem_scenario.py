@@ -3,11 +3,14 @@ the RTL Engineer's answers, the configuration, and the markers of what must stay
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
+from mcp.client.stdio import StdioServerParameters
 
 from silicon_agent.hdl.registry import REPO, load_registry
 
@@ -125,3 +128,13 @@ def leaks(run: Path, markers: dict[str, str]) -> list[tuple[str, str]]:
             text = path.read_text(errors="replace")
         found += [(str(path.relative_to(run)), what) for m, what in markers.items() if m in text]
     return found
+
+
+def serve_params(runs: Path, *args: str) -> StdioServerParameters:
+    """`agent-host serve` over stdio with the given arguments, its runs under `runs`."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "silicon_agent.host.cli", "--runs-dir", str(runs), "serve", *args],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        cwd=str(REPO),
+    )

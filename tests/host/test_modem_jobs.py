@@ -5,21 +5,19 @@ with the argument named."""
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 import yaml
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
-from silicon_agent.hdl.registry import REPO
 from silicon_agent.host.cli import main
 from silicon_agent.host.runs import create_run
 from tests.planning.scenario import COUNTER_ANSWERS, COUNTER_PROMPT, counter_rules, write_config
 
+from .modem_scenario import serve_params
 from .scenario import write_mcp_json
 from .test_modem_server import call
 
@@ -68,20 +66,8 @@ async def test_run_answer_and_resume_as_jobs_over_stdio(
     quiet.mkdir()
     quiet_config = write_config(quiet, counter_rules(ask_during_run=False))
     create_run(design, runs, str(quiet_config), str(mcp), run_id="stopped")
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=[
-            "-m",
-            "silicon_agent.host.cli",
-            "--runs-dir",
-            str(runs),
-            "serve",
-            "--design",
-            str(design),
-        ]
-        + ["--workspace", str(tmp_path), "--mcp-config", str(mcp)],
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        cwd=str(REPO),
+    params = serve_params(
+        runs, "--design", str(design), "--workspace", str(tmp_path), "--mcp-config", str(mcp)
     )
     async with Client(params) as client:
         job = await call(client, "run_design", {"config": str(tmp_path / "host.yaml")})
