@@ -118,7 +118,7 @@ def main() -> None:
     parser.add_argument("--specs", type=int, default=20)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--pages", type=int, default=200, help="filler pages for ingest speed")
-    parser.add_argument("--only", choices=("recall", "memory", "all"), default="all")
+    parser.add_argument("--only", choices=("recall", "memory", "search", "all"), default="all")
     parser.add_argument("--filler", type=int, default=1500, help="clauses per large DOCX")
     parser.add_argument(
         "--embedders", default="local,onnx-int8,onnx", help="compared for recall and speed"
@@ -130,7 +130,7 @@ def main() -> None:
             memory(root, args.filler)
         if args.only in ("recall", "all"):
             recall(root, args.embedders.split(","))
-        if args.only == "all":
+        if args.only in ("search", "all"):
             run(root, args)
     finally:
         shutil.rmtree(root, ignore_errors=True)
