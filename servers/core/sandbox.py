@@ -239,7 +239,10 @@ def plan_sandbox(
         for path in hidden:
             # A file shows empty wherever it is still visible, re-bound folders included.
             covered = any(c in path.parents for c in covers) and not _is_within(path, rebound)
-            if path.is_file() and _is_within(path, bound) and not covered:
+            # A file nobody can read needs no cover when the run is nobody (and bwrap as
+            # nobody could not reach it to lay one).
+            guarded = drop and not others_can_read(path)
+            if path.is_file() and _is_within(path, bound) and not covered and not guarded:
                 prefix += ["--ro-bind", "/dev/null", str(path)]
         if drop and private is not None and not os.stat("/dev/null").st_mode & stat.S_IWOTH:
             # Some images ship /dev/null without write for others; tools (Verilator's make,
