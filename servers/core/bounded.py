@@ -30,7 +30,11 @@ _HEADER = 8
 MEMORY_MB = int(os.environ.get("SILICON_AGENT_WORKER_MEMORY_MB", "4096"))
 
 
-class CallTimedOut(TimeoutError):
+class CallStopped(Exception):
+    """A bounded call its worker did not finish: a limit, the memory cap or a crash."""
+
+
+class CallTimedOut(CallStopped, TimeoutError):
     """The call ran past its limit and its process was killed."""
 
     def __init__(self, limit_s: float):
@@ -38,7 +42,7 @@ class CallTimedOut(TimeoutError):
         self.limit_s = limit_s
 
 
-class CallCrashed(RuntimeError):
+class CallCrashed(CallStopped, RuntimeError):
     """The worker died during the call (a native crash, e.g. recursion too deep for its
     stack); it was replaced."""
 
@@ -46,7 +50,7 @@ class CallCrashed(RuntimeError):
         super().__init__(f"{name} crashed: {detail}")
 
 
-class CallOutOfMemory(MemoryError):
+class CallOutOfMemory(CallStopped, MemoryError):
     """The call needed more than the worker's memory cap; the worker was replaced."""
 
     def __init__(self, limit_mb: int):

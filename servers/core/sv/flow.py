@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..bounded import CallCrashed, CallOutOfMemory, CallTimedOut, call_bounded, prewarm
+from ..bounded import CallOutOfMemory, CallStopped, CallTimedOut, call_bounded, prewarm
 from ..cache import CacheKey, ResultCache
 from ..models import Category, Diagnostic, Severity, Status, ToolResult
 from ..progress import Progress, no_progress
@@ -40,9 +40,6 @@ _STRING_LITERAL = re.compile(r'"([^"\n]{1,400})"')
 LOG_TAIL_LINES = 40
 KEEP_BUILDS = 200
 SIM_CWD = "cwd"  # the simulation's working directory inside its scratch
-
-
-ANALYSIS_STOPS = (CallTimedOut, CallOutOfMemory, CallCrashed)
 
 
 @dataclass
@@ -258,12 +255,10 @@ class SimulatorFlow(ABC):
         async with lock:
             return await self._build(src, waves, progress, key, limit_s)
 
-    def _analysis_stopped(
-        self, started: float, limit_s: float, stop: CallTimedOut | CallOutOfMemory | CallCrashed
-    ) -> ToolResult:
+    def _analysis_stopped(self, started: float, limit_s: float, stop: CallStopped) -> ToolResult:
         """A result for slang's reading of the design stopped by a limit or a crash of its
         worker: the design, not the suite, asked for too much."""
-        if isinstance(stop, CallOutOfMemory | CallCrashed):
+        if not isinstance(stop, CallTimedOut):
             message = (
                 f"slang's analysis of the sources needed more than {stop.limit_mb} MB"
                 if isinstance(stop, CallOutOfMemory)
@@ -363,7 +358,7 @@ class SimulatorFlow(ABC):
         except InvalidInput as exc:
             remove_tree(out_dir)
             return Build(invalid_result(self.tool, exc), None, key)
-        except ANALYSIS_STOPS as stop:
+        except CallStopped as stop:
             remove_tree(out_dir)
             return Build(self._analysis_stopped(started, limit_s, stop), None, key)
         except BaseException:
@@ -389,7 +384,7 @@ class SimulatorFlow(ABC):
             except InvalidInput as exc:
                 remove_tree(out_dir)
                 return Build(invalid_result(self.tool, exc), None, key)
-            except ANALYSIS_STOPS as stop:
+            except CallStopped as stop:
                 remove_tree(out_dir)
                 return Build(self._analysis_stopped(started, limit_s, stop), None, key)
             src.top = compiled.top = tops[0] if len(tops) == 1 else None
@@ -411,7 +406,7 @@ class SimulatorFlow(ABC):
         except InvalidInput as exc:
             remove_tree(out_dir)
             return Build(invalid_result(self.tool, exc), None, key)
-        except ANALYSIS_STOPS as stop:
+        except CallStopped as stop:
             remove_tree(out_dir)
             return Build(self._analysis_stopped(started, limit_s, stop), None, key)
         except BaseException:
