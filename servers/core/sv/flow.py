@@ -85,10 +85,13 @@ def invalid_result(tool: Tool, exc: InvalidInput) -> ToolResult:
     )
 
 
+def _plusarg_values(plusargs: Sequence[str]) -> list[str]:
+    return [arg.split("=", 1)[1] for arg in plusargs if "=" in arg]
+
+
 def _plusarg_paths(plusargs: Sequence[str]) -> list[Path]:
     """Absolute paths named by plusargs (`+vectors=/ws/...`): a run may read those."""
-    values = (arg.split("=", 1)[1] for arg in plusargs if "=" in arg)
-    return [Path(v) for v in values if v.startswith("/")]
+    return [Path(v) for v in _plusarg_values(plusargs) if v.startswith("/")]
 
 
 def error_result(
@@ -577,7 +580,7 @@ class SimulatorFlow(ABC):
         candidates: list[str] = []
         for path in sources:
             candidates += _STRING_LITERAL.findall(path.read_text(errors="replace"))
-        candidates += [arg.split("=", 1)[1] for arg in plusargs if "=" in arg]
+        candidates += _plusarg_values(plusargs)
         for text in candidates:
             try:
                 resolved = self.workspace.resolve(text, must_exist=True, kind="any")
