@@ -9,9 +9,11 @@ the real pipeline on a generated PDF, without and with embedding.
 
 Retrieval quality: recall@1 and recall@5 of BM25, vectors and their fusion over the labelled
 questions (the PDF corpus plus the generated real-structure DOCX); more than half of them target
-letter-suffixed clauses, formulas and tables; `--embedders local,onnx` compares the offline
-MiniLM-L6 (torch) with paraphrase-MiniLM-L3 on ONNX Runtime. Embedding speed: the same chunks
-embedded in steps of 64 and of 512 (the embedder sorts each step by length).
+letter-suffixed clauses, formulas and tables. `--embedders local,onnx-int8,onnx` compares the
+offline MiniLM-L6 (torch) with the same model quantised to int8 and with paraphrase-MiniLM-L3,
+both on ONNX Runtime: recall and query embedding time each, then embedding speed with the same
+chunks through each embedder, interleaved, in steps of 64 and of 512 (each step is sorted by
+length inside the embedder).
 
     .venv/bin/python bench/spec_rag_bench.py [--chunks 50000] [--specs 20] [--queries 200]
     .venv/bin/python bench/spec_rag_bench.py --only recall
@@ -116,9 +118,11 @@ def main() -> None:
     parser.add_argument("--specs", type=int, default=20)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--pages", type=int, default=200, help="filler pages for ingest speed")
-    parser.add_argument("--only", choices=("recall", "memory", "all"), default="all")
+    parser.add_argument("--only", choices=("recall", "memory", "search", "all"), default="all")
     parser.add_argument("--filler", type=int, default=1500, help="clauses per large DOCX")
-    parser.add_argument("--embedders", default="local,onnx", help="compared for recall and speed")
+    parser.add_argument(
+        "--embedders", default="local,onnx-int8,onnx", help="compared for recall and speed"
+    )
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="spec-rag-bench-"))
     try:
@@ -126,7 +130,7 @@ def main() -> None:
             memory(root, args.filler)
         if args.only in ("recall", "all"):
             recall(root, args.embedders.split(","))
-        if args.only == "all":
+        if args.only in ("search", "all"):
             run(root, args)
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -232,19 +236,21 @@ def run(root: Path, args: argparse.Namespace) -> None:
         f"{statistics.median(where_ms):.2f} ms (ratio "
         f"{statistics.median(where_ms) / statistics.median(per_spec_ms):.1f}x)"
     )
-    embeds = []
-    for q in questions:
-        t0 = time.perf_counter()
-        minilm.embed([q])
-        embeds.append((time.perf_counter() - t0) * 1000)
-    print(
-        f"  query embedding (local MiniLM, CPU): p50 {statistics.median(embeds):.1f} ms   "
-        f"p95 {_pct(embeds, 0.95):.1f} ms"
-    )
+    query_embedding(minilm, questions, "query embedding (local MiniLM, CPU)")
     ratio = statistics.median(latencies["spec filter"]) / statistics.median(latencies["no filter"])
     print(f"  spec filter / no filter p50 ratio: {ratio:.2f}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"  peak memory (max RSS of this process, model included): {peak:.0f} MB")
+
+
+def query_embedding(embedder: Embedder, questions: list[str], label: str) -> None:
+    """One query at a time, as search embeds it."""
+    spent = []
+    for q in questions:
+        t0 = time.perf_counter()
+        embedder.embed([q])
+        spent.append((time.perf_counter() - t0) * 1000)
+    print(f"  {label}: p50 {statistics.median(spent):.1f} ms   p95 {_pct(spent, 0.95):.1f} ms")
 
 
 # the PDF corpus's questions that target formulas and tables (the rest are prose)
@@ -298,13 +304,16 @@ def recall(root: Path, embedder_names: list[str]) -> None:
     for spec in (SPEC_36212, SPEC_36211):
         write_pdf(spec, ws_root / f"{spec.number}.pdf")
     write_real_docx(ws_root / "36306.docx")
+    embedders = []
     for name in embedder_names:
         embedder = make_embedder(name)
         assert embedder is not None
-        recall_with(ws_root, embedder)
+        texts = recall_with(ws_root, embedder)
+        embedders.append(embedder)
+    embedding_speed(embedders, texts)
 
 
-def recall_with(ws_root: Path, minilm: Embedder) -> None:
+def recall_with(ws_root: Path, minilm: Embedder) -> list[str]:
     """Recall@1/@5 of the three retrievers over the labelled questions."""
     minilm.embed(["warm up"])
     library = SpecLibrary(
@@ -319,6 +328,7 @@ def recall_with(ws_root: Path, minilm: Embedder) -> None:
     questions = questions + STRUCTURE_QUESTIONS
     structured = [q for q in questions if q[3] != "prose"]
     vectors = minilm.embed([q for q, _, _, _ in questions])
+    query_embedding(minilm, [q for q, _, _, _ in questions], "query embedding")
     specs = [d.spec for d in library.catalog.docs()]
     rankers = {
         "bm25": lambda q, v: [i for i, _ in library.lexical.search(query_tokens(q), 10)],
@@ -347,16 +357,25 @@ def recall_with(ws_root: Path, minilm: Embedder) -> None:
             r5 = sum(1 for p in found if p is not None and p <= 5) / len(found)
             line.append(f"{part}: recall@1 {r1:.2f} recall@5 {r5:.2f}")
         print(f"  {name:<7} " + "   ".join(line))
-    texts = [f"{r[1]}\n{r[2]}" for spec in specs for r in library.catalog.chunk_texts(spec)]
+    return [f"{r[1]}\n{r[2]}" for spec in specs for r in library.catalog.chunk_texts(spec)]
+
+
+def embedding_speed(embedders: list[Embedder], texts: list[str]) -> None:
+    """The same chunks through each embedder, interleaved step by step so load hits all alike."""
     for step in (64, 512):
-        t0 = time.perf_counter()
+        seconds = dict.fromkeys((e.name for e in embedders), 0.0)
         for start in range(0, len(texts), step):
-            minilm.embed(texts[start : start + step])
-        seconds = time.perf_counter() - t0
-        print(
-            f"  embedding {len(texts)} chunks in steps of {step}: "
-            f"{len(texts) / seconds:.1f} chunks/s"
-        )
+            for embedder in embedders:
+                t0 = time.perf_counter()
+                embedder.embed(texts[start : start + step])
+                seconds[embedder.name] += time.perf_counter() - t0
+        first = seconds[embedders[0].name]
+        print(f"== embedding {len(texts)} chunks in steps of {step}, side by side ==")
+        for name, spent in seconds.items():
+            print(
+                f"  {name:<34} {len(texts) / spent:6.1f} chunks/s   "
+                f"{1000 * spent / len(texts):6.1f} ms/chunk   speed-up {first / spent:.2f}x"
+            )
 
 
 class _Named:

@@ -9,8 +9,10 @@ from silicon_agent.campaigns.executors import Executor, PoolExecutor, SerialExec
 from silicon_agent.campaigns.ray_executor import ADDRESS_ENV, RayExecutor
 
 
-def add_executor_options(ap: argparse.ArgumentParser) -> None:
-    g = ap.add_argument_group("executor (default: a local process pool; Ray if $RAY_ADDRESS)")
+def add_executor_options(
+    ap: argparse.ArgumentParser, default: str = "a local process pool"
+) -> None:
+    g = ap.add_argument_group(f"executor (default: {default}; Ray if $RAY_ADDRESS)")
     g.add_argument("--executor", choices=["serial", "pool", "ray"])
     g.add_argument("--ray", action="store_true", help="run the tasks on Ray (--executor ray)")
     g.add_argument(
@@ -28,10 +30,20 @@ def add_executor_options(ap: argparse.ArgumentParser) -> None:
 
 
 def executor_from_args(args: argparse.Namespace) -> Executor:
+    """The executor asked for, else a local process pool."""
+    executor = executor_if_asked(args)
+    return executor if executor is not None else make_executor("pool", args)
+
+
+def executor_if_asked(args: argparse.Namespace) -> Executor | None:
+    """The executor the options (or $RAY_ADDRESS) ask for; None when nothing asks for one."""
     kind = args.executor
-    if kind is None:
-        wants_ray = args.ray or args.ray_address or os.environ.get(ADDRESS_ENV)
-        kind = "ray" if wants_ray else "pool"
+    if kind is None and (args.ray or args.ray_address or os.environ.get(ADDRESS_ENV)):
+        kind = "ray"
+    return None if kind is None else make_executor(kind, args)
+
+
+def make_executor(kind: str, args: argparse.Namespace) -> Executor:
     if args.workers is not None and args.workers < 1:
         raise SystemExit(f"INVALID_INPUT: --workers must be at least 1, got {args.workers}")
     if kind == "serial":

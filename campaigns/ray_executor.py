@@ -5,8 +5,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Sequence
+from concurrent.futures import Future, InvalidStateError
 from typing import Any
 
 from silicon_agent.campaigns.executors import OnResult
@@ -89,25 +91,42 @@ class RayExecutor:
                         f"the tool with `ray start ... --resources '{{\"{resource}\": N}}'`"
                     )
 
-    def run(self, tasks: Sequence[Task], check: ToolCheck, on_result: OnResult) -> None:
-        import ray
-        from ray.exceptions import RayError, RayTaskError
-
+    def _prepare(self, tasks: Sequence[Task]) -> list[Task]:
+        """Connected, every task asking for the executor's resources too, all feasible."""
         self.connect({r for t in tasks for r in t.resources} | set(self.resources))
         tasks = [
             t.model_copy(update={"resources": {**t.resources, **self.resources}}) for t in tasks
         ]
         self._check_feasible(tasks)
-        pending = {
-            self._remote.options(
-                num_cpus=1,
-                resources=dict(task.resources),
-                max_retries=self.max_retries,
-                retry_exceptions=False,
-                name=f"campaign:{task.id}",
-            ).remote(task, check): task
-            for task in tasks
-        }
+        return tasks
+
+    def _launch(self, task: Task, check: ToolCheck) -> Any:
+        return self._remote.options(
+            num_cpus=1,
+            resources=dict(task.resources),
+            max_retries=self.max_retries,
+            retry_exceptions=False,
+            name=f"campaign:{task.id}",
+        ).remote(task, check)
+
+    @staticmethod
+    def _failure(task: Task, exc: BaseException) -> BaseException:
+        """What a failed Ray task raises here: a refusal as itself, anything else named."""
+        from ray.exceptions import RayError, RayTaskError
+
+        if isinstance(exc, RayTaskError):
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, ToolMismatch):
+                return cause
+            return RuntimeError(f"task {task.id} failed: {cause or exc}")
+        if isinstance(exc, RayError):  # lost more often than max_retries allows
+            return RuntimeError(f"task {task.id} failed on Ray: {exc}")
+        return exc
+
+    def run(self, tasks: Sequence[Task], check: ToolCheck, on_result: OnResult) -> None:
+        import ray
+
+        pending = {self._launch(task, check): task for task in self._prepare(tasks)}
         try:
             while pending:
                 ray.wait(list(pending), num_returns=1)
@@ -117,17 +136,37 @@ class RayExecutor:
                     task = pending.pop(ref)
                     try:
                         result = ray.get(ref)
-                    except RayTaskError as exc:
-                        cause = getattr(exc, "cause", None)
-                        if isinstance(cause, ToolMismatch):
-                            raise cause from None
-                        raise RuntimeError(f"task {task.id} failed: {cause or exc}") from None
-                    except RayError as exc:  # lost more often than max_retries allows
-                        raise RuntimeError(f"task {task.id} failed on Ray: {exc}") from None
+                    except Exception as exc:
+                        raise self._failure(task, exc) from None
                     on_result(result)
         finally:
             for ref in pending:
                 ray.cancel(ref, force=True)
+
+    def submit(self, task: Task, check: ToolCheck) -> Future[TaskResult]:
+        """One task on the cluster; cancelling the future cancels the Ray task (its worker is
+        killed if it already runs)."""
+        import ray
+
+        (task,) = self._prepare([task])
+        ref = self._launch(task, check)
+        done: Future[TaskResult] = Future()
+
+        def settle(landed: Future[TaskResult]) -> None:
+            failed = landed.exception()
+            with contextlib.suppress(InvalidStateError):  # cancelled meanwhile
+                if failed is None:
+                    done.set_result(landed.result())
+                else:
+                    done.set_exception(self._failure(task, failed))
+
+        def cancel(future: Future[TaskResult]) -> None:
+            if future.cancelled():
+                ray.cancel(ref, force=True)
+
+        done.add_done_callback(cancel)
+        ref.future().add_done_callback(settle)
+        return done
 
     def describe(self) -> dict[str, object]:
         import ray

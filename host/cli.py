@@ -10,7 +10,7 @@ import os
 import sys
 from pathlib import Path
 
-from silicon_agent.campaigns.cli import add_executor_options
+from silicon_agent.campaigns.cli import add_executor_options, executor_if_asked
 
 from .llm.types import ModelUnreachable, ProviderError, StructuredOutputError
 from .runs import create_run, execute_run, resolve_run
@@ -28,6 +28,16 @@ def print_blocks(run: Path) -> None:
     print(status_text(run))
 
 
+def execute(run: Path, args: argparse.Namespace) -> None:
+    """The run's steps here, or each a task on the executor the options ask for."""
+    executor = executor_if_asked(args)
+    try:
+        asyncio.run(execute_run(run, executor=executor))
+    finally:
+        if executor is not None:
+            executor.close()
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     run = create_run(
         args.design,
@@ -36,9 +46,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         mcp_path=args.mcp_config,
         only=args.block or None,
         run_id=args.run_id,
+        memory=args.memory,
     )
     print(f"run {run.name} in {run}", flush=True)
-    asyncio.run(execute_run(run))
+    execute(run, args)
     print_blocks(run)
     return 0
 
@@ -57,7 +68,7 @@ def cmd_resume(args: argparse.Namespace) -> int:
                 store.set_meta(only=sorted({*store.meta()["only"], *args.redo}))
         finally:
             store.close()
-    asyncio.run(execute_run(run))
+    execute(run, args)
     print_blocks(run)
     return 0
 
@@ -166,6 +177,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_memory(args: argparse.Namespace) -> int:
+    from .memory.cli import cmd_memory as memory_command
+
+    return memory_command(args, runs_dir(args))
+
+
 def parser() -> argparse.ArgumentParser:
     main = argparse.ArgumentParser(prog="agent-host", description=__doc__)
     main.add_argument("--runs-dir", help=f"where runs live (default ${RUNS_ENV} or ./runs)")
@@ -177,6 +194,13 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--config", help="host config YAML, or a preset: local, local-exl2, cloud")
     run.add_argument("--mcp-config", help="mcp.json (default: the repository's)")
     run.add_argument("--run-id")
+    run.add_argument(
+        "--memory",
+        choices=["off", "run", "project"],
+        help="task memory: none, the run's own store, or also the workspace's project store "
+        "shared by its runs (default: the configuration's memory section)",
+    )
+    add_executor_options(run, "the steps run in this process")
     run.set_defaults(func=cmd_run)
 
     status = commands.add_parser("status", help="blocks and budget of one run or all runs")
@@ -191,6 +215,7 @@ def parser() -> argparse.ArgumentParser:
         help="write this block again (its spec or interface changed); passing blocks that "
         "use it are re-verified if its module header changes",
     )
+    add_executor_options(resume, "the steps run in this process")
     resume.set_defaults(func=cmd_resume)
 
     plan = commands.add_parser(
@@ -227,6 +252,10 @@ def parser() -> argparse.ArgumentParser:
     )
     add_serve_arguments(serve)
     serve.set_defaults(func=run_server)
+
+    from .memory.cli import add_memory_parser
+
+    add_memory_parser(commands).set_defaults(func=cmd_memory)
 
     bench = commands.add_parser("bench", help="pass rate, iterations, tokens, cost of a suite")
     bench.add_argument("suite", help="a suite file, or a design with generated vectors")

@@ -138,6 +138,14 @@ class RetryPolicy(_Strict):
     max_delay_s: float = 30.0
 
 
+class MemoryConfig(_Strict):
+    enabled: bool = Field(False, description="Task memory: notes of failures and fixes")
+    project: bool = Field(
+        False, description="Also the workspace's store, shared by its runs (.silicon-agent/memory)"
+    )
+    top_k: int = Field(3, ge=1, le=10, description="Notes offered to a Debug or RTL prompt")
+
+
 class HostConfig(_Strict):
     providers: dict[str, ProviderConfig]
     roles: dict[str, RoleConfig]
@@ -145,6 +153,7 @@ class HostConfig(_Strict):
     budget: Budget = Field(default_factory=Budget)
     limits: Limits = Field(default_factory=Limits)
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
     mcp_config: str | None = Field(None, description="mcp.json path (default: repo root)")
 
     def role(self, name: str) -> RoleConfig:

@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -122,15 +123,18 @@ LTE_BLOCK = "crc_checker"
 def host_run(design: Path, run_id: str, config: Path, extra: list[str]) -> int:
     """`agent-host run`, then its status and where its report is."""
     host = [sys.executable, "-m", "silicon_agent.host.cli", "--runs-dir", str(RUNS / "runs")]
+    started = time.monotonic()
     run = subprocess.run(
         [*host, "run", str(design), "--config", str(config),
          "--mcp-config", str(REPO / "mcp.json"), "--run-id", run_id, *extra],
         cwd=REPO, check=False,
     )  # fmt: skip
+    elapsed = time.monotonic() - started
     subprocess.run([*host, "status", run_id], cwd=REPO, check=False)
     report = subprocess.run(
         [*host, "report", run_id], cwd=REPO, check=False, capture_output=True, text=True
     )
+    print(f"wall time of the run: {elapsed:.0f} s", flush=True)
     print(f"report: {report.stdout.strip() or report.stderr.strip()}", flush=True)
     return 0 if run.returncode == 0 and report.returncode == 0 else 1
 

@@ -26,6 +26,8 @@ from .feedback import (
 from .llm.gateway import Gateway, Ledger, now_iso
 from .llm.types import Message, ProviderError, StructuredOutputError, ToolCall, ToolSpec
 from .mcp_client import ServerPool, ToolCallFailed
+from .memory.hooks import MemoryHooks
+from .memory.memory import TaskMemory
 from .modem import Staging, testbench_arguments
 from .prompting import (
     block_brief,
@@ -98,8 +100,10 @@ class Team:
         folder: RunFolder,
         error_log: Any = None,
         staging: Staging | None = None,
+        memory: TaskMemory | None = None,
     ) -> None:
         self.loaded = loaded
+        self.memory = memory
         self.design = loaded.design
         self.workspace = loaded.workspace
         self.config = config
@@ -177,7 +181,7 @@ class Team:
         return [(v.simulator, v.simulator, arguments)]
 
 
-class BlockLoop:
+class BlockLoop(MemoryHooks):
     def __init__(self, team: Team, block: Block) -> None:
         self.team = team
         self.block = block
@@ -221,7 +225,9 @@ class BlockLoop:
             state.step_no += 1
             return StepOutput(state=state, record=record, ledger=ledger, errors=errors)
 
-    def fail(self, state: BlockState, signature: str, next_phase: str) -> str:
+    def fail(
+        self, state: BlockState, signature: str, next_phase: str, mismatches: int | None = None
+    ) -> str:
         """A failed attempt: the iteration limit and stagnation decide between retry and
         escalation."""
         state.status = BlockStatus.FAILING
@@ -237,6 +243,7 @@ class BlockLoop:
             }
         else:
             state.phase = next_phase
+        self.hold_for_memory(state, passed=False, mismatches=mismatches)
         return state.phase
 
     # --- roles --------------------------------------------------------------------------
@@ -283,6 +290,8 @@ class BlockLoop:
         self, state: BlockState, ledger: Ledger, role: str, step: str, text: str
     ) -> tuple[str, dict[str, Any], list[tuple[str, str]]]:
         """An RTL-writing step (first write, compile fix, debug fix)."""
+        extra, remembered = await self.memory_sections(state, ledger, state.feedback is not None)
+        text = f"{text}\n\n{extra}" if extra else text
         messages = [
             Message(role="system", content=role_prompt(role)),
             Message(role="user", content=text),
@@ -332,7 +341,9 @@ class BlockLoop:
             self.block.name, state.iteration, Path(self.block.rtl_file).name, answer.code
         )
         state.phase = "check"
-        return "submitted", {"code": archived, "notes": answer.notes[:300], "step": step}, []
+        self.keep_conventions(state, answer.notes)
+        detail = {"code": archived, "notes": answer.notes[:300], "step": step, **remembered}
+        return "submitted", detail, []
 
     async def librarian_excerpts(self, ledger: Ledger, tag: str) -> tuple[str, list[str]]:
         """Why the Librarian is skipped (no spec server, nothing ingested), or the exact text
@@ -517,6 +528,7 @@ class BlockLoop:
         if status == "PASS":
             state.feedback = None
             state.phase = "review" if self.limits.judge_review else "synth"
+            self.hold_for_memory(state, passed=True)
             return "PASS", detail, []
         diagnostics = compact_diagnostics(result, self.team.hidden)
         if status == "SIM_FAIL":
@@ -541,7 +553,7 @@ class BlockLoop:
             signature = mismatch_signature(
                 result.get("first_mismatch"), result.get("mismatch_count")
             )
-            self.fail(state, signature, "distill")
+            self.fail(state, signature, "distill", result.get("mismatch_count"))
             return "SIM_FAIL", {**detail, "signature": signature}, [(signature, detail["summary"])]
         if status in ("COMPILE_FAIL", "TIMEOUT"):
             state.feedback = Feedback(
@@ -552,8 +564,12 @@ class BlockLoop:
             signature = diagnostic_signature(status.lower(), diagnostics)
             self.fail(state, signature, "write" if status == "COMPILE_FAIL" else "reflect")
             return status, {**detail, "signature": signature}, [(signature, detail["summary"])]
+        # The trace judge contradicted the testbench: no verdict to act on, a person looks.
+        trace = result.get("trace")
+        withheld = isinstance(trace, dict) and trace.get("agrees") is False
+        cause = "verdict withheld" if withheld else "verification tool failed"
         state.phase = "escalate"
-        state.escalation = {"reason": f"verification tool failed: {detail['summary']}"}
+        state.escalation = {"reason": f"{cause}: {detail['summary']}"}
         return status, detail, [(f"tool:{status}", detail["summary"])]
 
     async def do_distill(self, state: BlockState, ledger: Ledger) -> Any:
@@ -588,21 +604,29 @@ class BlockLoop:
             self.team.design, self.block, state, "reflect", self.limits.max_iterations
         )
         state.phase = "debug"
+        text = reflect_prompt(brief, state)
+        extra, remembered = await self.memory_sections(state, ledger, True)
+        text = f"{text}\n\n{extra}" if extra else text
         try:
             answer = await self.team.gateway.structured(
                 "reflection_debug",
                 [
                     Message(role="system", content=role_prompt("reflection_debug")),
-                    Message(role="user", content=reflect_prompt(brief, state)),
+                    Message(role="user", content=text),
                 ],
                 Reflection,
                 correlation_id=f"{self.block.name}/{state.step_no}",
                 ledger=ledger,
             )
         except (StructuredOutputError, ProviderError) as exc:
-            return "no_hypotheses", {"error": str(exc)[:300]}, []
+            return "no_hypotheses", {"error": str(exc)[:300], **remembered}, []
         state.feedback.hypotheses = answer.model_dump()
-        detail: dict[str, Any] = {"count": len(answer.hypotheses), "blame": answer.blame}
+        self.keep_hypothesis(state, answer)
+        detail: dict[str, Any] = {
+            "count": len(answer.hypotheses),
+            "blame": answer.blame,
+            **remembered,
+        }
         if answer.blame == "testbench" and state.feedback.kind == "smoke":
             return self.blame_testbench(state, answer, detail)
         if answer.blame == "dependency":
@@ -778,7 +802,7 @@ class BlockLoop:
             signature = "smoke " + mismatch_signature(
                 result.get("first_mismatch"), result.get("mismatch_count")
             )
-            self.fail(state, signature, "distill")
+            self.fail(state, signature, "distill", result.get("mismatch_count"))
             return "SIM_FAIL", {**detail, "signature": signature}, [(signature, summary)]
         # No verdict on a design that compiled alone: the bench is the first suspect.
         problem = f"run against the design it gave {status}: {summary}"

@@ -32,6 +32,7 @@ class JudgeRun(BaseModel):
     simulator: SimulatorName
     directory: str
     plusargs: list[str]
+    expected: str | None = None  # the trace judge's expected beats (absolute, a 0700 folder)
 
 
 class Staging(BaseModel):
@@ -81,8 +82,27 @@ def _open_dirs(path: Path, stop: Path) -> None:
         path = path.parent
 
 
-def generate_case(block: Block, case: str, out: Path, seed: int) -> JudgeRun:
-    """One case's vectors in `out/<case>/` and the testbench's plusargs for them."""
+def expected_file(block: Block, case_dir: Path, sidecar: dict[str, Any], into: Path) -> str | None:
+    """The trace judge's expected beats of one case, written in `into` (a folder only the
+    servers' uid reads: the sandboxed run never sees them); None for a block with no trace."""
+    from silicon_agent.hdl.registry import block_trace
+    from silicon_agent.hdl.trace_expect import expected_beats
+
+    trace = block_trace(block)
+    if trace is None:
+        return None
+    beats = expected_beats(generator_block(block), trace.streams[0].name, case_dir, sidecar)
+    into.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = into / f"{block.name}-{case_dir.name}.json"
+    path.write_text(beats.model_dump_json())
+    return str(path.resolve())
+
+
+def generate_case(
+    block: Block, case: str, out: Path, seed: int, expected_dir: Path | None = None
+) -> JudgeRun:
+    """One case's vectors in `out/<case>/` and the testbench's plusargs for them (with the
+    trace judge's expected beats in `expected_dir`, when given)."""
     import json
 
     from silicon_agent.refmodels.vectors import generate
@@ -104,16 +124,17 @@ def generate_case(block: Block, case: str, out: Path, seed: int) -> JudgeRun:
         simulator="iverilog",
         directory=where,
         plusargs=[f"VECTORS={where}", *block.plusargs(sidecar)],
+        expected=expected_file(block, target, sidecar, expected_dir) if expected_dir else None,
     )
 
 
-def judge_runs(block: Block, vectors_dir: Path, seed: int) -> list[JudgeRun]:
+def judge_runs(block: Block, vectors_dir: Path, seed: int, expected_dir: Path) -> list[JudgeRun]:
     """Every hidden run of a block: its judge cases generated once, on each simulator."""
     if block.vectors is None or block.judge is None:
         return []
     runs = []
     for case in block.judge.cases:
-        made = generate_case(block, case, vectors_dir / block.name, seed)
+        made = generate_case(block, case, vectors_dir / block.name, seed, expected_dir)
         runs += [made.model_copy(update={"simulator": sim}) for sim in block.judge.simulators]
     return runs
 
@@ -154,8 +175,11 @@ def stage(design: Design, source: Path, target: Path, designed: list[str], seed:
     vectors_dir = target / ".hidden-vectors"
     vectors_dir.mkdir(parents=True, exist_ok=True)
     _open_dirs(vectors_dir, target)
-    runs = {n: judge_runs(design.block(n), vectors_dir, seed) for n in designed}
+    # Read by the servers alone: the runs they sandbox cannot list or open it.
+    expected_dir = target / ".hidden-expected"
+    runs = {n: judge_runs(design.block(n), vectors_dir, seed, expected_dir) for n in designed}
     hidden.update({str(vectors_dir.resolve()), ".hidden-vectors"})
+    hidden.update({str(expected_dir.resolve()), ".hidden-expected"})
     return Staging(
         workspace=str(target),
         seed=seed,
@@ -178,9 +202,14 @@ def testbench_arguments(
     block: Block, run: JudgeRun, seed: int, sources: list[str], prefix: str = ""
 ) -> dict[str, Any]:
     """The `run_testbench` arguments of one hidden run (`prefix`: the staged folder within
-    the servers' workspace, when it is not the workspace itself)."""
+    the servers' workspace, when it is not the workspace itself). The trace judge's spec goes
+    along when the run has expected beats: a candidate that prints the testbench's summary
+    line itself is caught by the server's own trace of its output beats."""
+    from silicon_agent.hdl.registry import block_trace
+
     assert block.verification is not None
     v = block.verification
+    trace = block_trace(block) if run.expected else None
     return {
         "design": sources,
         "testbench": [prefix + p for p in v.testbench],
@@ -190,4 +219,5 @@ def testbench_arguments(
         "timeout_s": v.timeout_s,
         # A dump only when a run fails: the receiver's cases are long.
         "waves": "none",
+        **({"trace": trace.spec(run.expected).model_dump()} if trace else {}),
     }

@@ -81,6 +81,12 @@ class VerifyResult(BaseModel):
     explanation: dict[str, Any] | None = Field(
         None, description="explain_mismatch digest of the candidate's own signals"
     )
+    trace: dict[str, Any] | None = Field(
+        None,
+        description="The server's own verdict from its trace of the block's output beats "
+        "(passed, agrees, beats, mismatch_count, summary); when it disagrees with the "
+        "testbench the verdict is withheld (INVALID_INPUT)",
+    )
     error: Problem | None = None
 
 
@@ -321,6 +327,10 @@ class ModemDesk:
                 if d.get("category") != "SIM_MISMATCH"
             ],
         )
+        trace = result.get("trace")
+        if isinstance(trace, dict):
+            keys = ("passed", "agrees", "beats", "mismatch_count", "summary")
+            verdict.trace = {k: trace.get(k) for k in keys}
         mismatch = result.get("first_mismatch")
         if status == "SIM_FAIL" and isinstance(mismatch, dict):
             verdict.first_mismatch = {

@@ -19,13 +19,22 @@ from typing import Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from silicon_agent.suite.roles import register_role_prompts
 from silicon_agent.suite.servers import MODEM
 
 from .mcp_client import REPO_ROOT, WORKSPACE_ENV, default_mcp_config, load_mcp_config
-from .modem_desk import BlockBrief, BlockSummary, ModemDesk, SynthesisResult, VerifyResult
+from .memory.search import MemoryHit, store_folders
+from .memory.search import search as search_memory
+from .modem_desk import (
+    BlockBrief,
+    BlockSummary,
+    ModemDesk,
+    Problem,
+    SynthesisResult,
+    VerifyResult,
+)
 
 MODEM_SERVER = MODEM.name
 """The suite's name for this server (its mcp.json entry); the host's runs leave it out."""
@@ -44,12 +53,18 @@ what `agent-host status` prints."""
 
 
 class JobView(BaseModel):
-    job_id: str
+    job_id: str | None = Field(None, description="None when the job was refused")
     kind: str
-    state: Literal["running", "done", "failed"]
+    state: Literal["running", "done", "failed", "INVALID_INPUT"]
     run: str | None = None
     status: str = ""
     error: str | None = None
+    problem: Problem | None = Field(None, description="The argument refused, and why")
+
+
+def refused(kind: str, argument: str, message: str, hint: str = "") -> JobView:
+    problem = Problem(argument=argument, message=message, hint=hint)
+    return JobView(kind=kind, state="INVALID_INPUT", error=message, problem=problem)
 
 
 class Jobs:
@@ -58,6 +73,13 @@ class Jobs:
     def __init__(self) -> None:
         self.tasks: dict[str, tuple[asyncio.Task[Any], JobView]] = {}
 
+    def running_on(self, run: Path) -> str | None:
+        """The job still at work on a run: two executors on one run would race its state."""
+        for job_id, (task, view) in self.tasks.items():
+            if view.run == str(run) and not task.done():
+                return job_id
+        return None
+
     def start(self, kind: str, run: Path, work: Any) -> JobView:
         view = JobView(job_id=uuid.uuid4().hex[:12], kind=kind, state="running", run=str(run))
         self.tasks[view.job_id] = (asyncio.create_task(work), view)
@@ -65,7 +87,10 @@ class Jobs:
 
     def view(self, job_id: str) -> JobView:
         if job_id not in self.tasks:
-            raise ToolError(f"job_id: no job '{job_id}'")
+            known = ", ".join(self.tasks) or "none yet"
+            return refused(
+                "status", "job_id", f"no job '{job_id}'", f"jobs of this server: {known}"
+            )
         task, view = self.tasks[job_id]
         if task.done():
             error = task.exception()
@@ -149,6 +174,10 @@ def build(
     async def run_design(blocks: list[str] | None = None, config: str | None = None) -> JobView:
         """Start the host's agents on the design (or only the named blocks, the others
         taken as verified dependencies) as a job; poll with job_status."""
+        names = [b.name for b in desk().list_blocks()]
+        unknown = sorted(set(blocks or []) - set(names))
+        if unknown:
+            return refused("run", "blocks", f"no block {', '.join(unknown)}", f"one of {names}")
         try:
             run = create_run(
                 design,
@@ -158,31 +187,39 @@ def build(
                 only=blocks or None,
             )
         except (ValueError, FileNotFoundError) as exc:
-            raise ToolError(str(exc)) from exc
+            return refused("run", "config" if config else "design", str(exc)[:500])
         return jobs.start("run", run, run_job(run))
+
+    def stopped_run(kind: str, run: str) -> Path | JobView:
+        """The run's folder, when it exists and no job of this server is at work on it."""
+        try:
+            path = resolve_run(run, runs)
+        except FileNotFoundError as exc:
+            return refused(kind, "run", str(exc), "design_status names the latest run")
+        busy = jobs.running_on(path)
+        if busy is not None:
+            return refused(kind, "run", f"job {busy} is still running on it", "poll job_status")
+        return path
 
     @server.tool()
     async def resume_run(run: str) -> JobView:
         """Continue a stopped run as a job."""
-        try:
-            path = resolve_run(run, runs)
-        except FileNotFoundError as exc:
-            raise ToolError(f"run: {exc}") from exc
-        return jobs.start("resume", path, run_job(path))
+        path = stopped_run("resume", run)
+        return path if isinstance(path, JobView) else jobs.start("resume", path, run_job(path))
 
     @server.tool()
     async def answer_question(run: str, text: str, block: str | None = None) -> JobView:
         """Answer a paused block's question and resume the run as a job."""
-        try:
-            path = resolve_run(run, runs)
-        except FileNotFoundError as exc:
-            raise ToolError(f"run: {exc}") from exc
+        path = stopped_run("answer", run)
+        if isinstance(path, JobView):
+            return path
         store = StateStore(path / "state.sqlite")
         try:
             waiting = [n for n, s in store.blocks().items() if s.question]
             name = block or (waiting[0] if len(waiting) == 1 else None)
-            if name is None:
-                raise ToolError(f"block: name one of the waiting blocks: {waiting}")
+            if name is None or name not in waiting:
+                message = f"no block '{name}' waits for an answer" if name else "name a block"
+                return refused("answer", "block", message, f"waiting: {waiting}")
             store.answer(name, text)
         finally:
             store.close()
@@ -195,6 +232,17 @@ def build(
         if view.run and (Path(view.run) / "state.sqlite").exists():
             view.status = status_text(Path(view.run))
         return view
+
+    @server.tool()
+    async def memory_search(query: str, k: int = 3, run: str | None = None) -> list[MemoryHit]:
+        """Task memory: the notes nearest a failure's text (signature, message, hypothesis),
+        each with the fix tried and its outcome (fixed, not fixed, made worse), from the
+        workspace's project store and the run's (default: the latest run's) store."""
+        try:
+            folders = store_folders(runs, workspace, run)
+            return await asyncio.to_thread(search_memory, folders, query, k)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from exc
 
     @server.resource("modem://block/{block}", mime_type="application/json")
     def block_resource(block: str) -> str:

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
+from typing import TextIO
+
+from silicon_agent.campaigns.executors import Executor
 
 from .design import topological_order
 from .llm.gateway import Ledger, now_iso
 from .loop import BlockLoop, StepOutput, Team
 from .runfolder import RunFolder
 from .state import DONE, FINISHED, BlockState, BlockStatus, Feedback, StateStore, StepRecord
+from .step_tasks import StepTasks
 
 PRIORITY = {BlockStatus.FAILING: 0, BlockStatus.IN_PROGRESS: 1, BlockStatus.NOT_STARTED: 2}
 
@@ -20,12 +25,26 @@ log = logging.getLogger(__name__)
 
 
 class Orchestrator:
-    def __init__(self, team: Team, store: StateStore, folder: RunFolder) -> None:
+    def __init__(
+        self,
+        team: Team,
+        store: StateStore,
+        folder: RunFolder,
+        executor: Executor | None = None,
+        progress: TextIO | None = sys.stderr,
+    ) -> None:
         self.team = team
         self.store = store
         self.folder = folder
         self.order = topological_order(team.design)
         self.loops = {b.name: BlockLoop(team, b) for b in team.design.blocks}
+        # With an executor each step is its task there; without, it runs here on the team.
+        self.tasks = StepTasks(team, store.meta(), executor, progress) if executor else None
+
+    async def step(self, name: str, state: BlockState) -> StepOutput:
+        if self.tasks is not None:
+            return await self.tasks.step(name, state)
+        return await self.loops[name].step(state)
 
     def selected(self, only: list[str] | None) -> set[str]:
         if not only:
@@ -198,7 +217,7 @@ class Orchestrator:
                 for name in self.ready(states, chosen, set(running.values())):
                     if len(running) >= limit:
                         break
-                    task = asyncio.create_task(self.loops[name].step(states[name]))
+                    task = asyncio.create_task(self.step(name, states[name]))
                     running[task] = name
                 if not running:
                     self.escalate_blocked(states, chosen)
@@ -212,6 +231,10 @@ class Orchestrator:
         finally:
             for task in running:
                 task.cancel()
+            if self.tasks is not None:
+                # A cancelled step is cancelled where it runs (Ray kills its worker).
+                await asyncio.gather(*running, return_exceptions=True)
+                self.tasks.finish()
         finished = all(states[n].status in FINISHED for n in chosen)
         paused = any(states[n].status == BlockStatus.PAUSED for n in chosen)
         self.store.set_meta(phase="done" if finished else "paused" if paused else "stopped")

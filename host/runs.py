@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from silicon_agent.campaigns.executors import Executor
+
 from .config import HostConfig, load_config
-from .design import load_design
+from .design import LoadedDesign, load_design
 from .llm.base import Provider
 from .llm.gateway import Gateway
 from .loop import Team
 from .mcp_client import McpConfig, ServerPool, load_mcp_config, suite_mcp_config
+from .memory.memory import open_for_run
 from .modem import HIDDEN_DIR, Staging, designed_blocks, new_seed, stage
 from .modem_server import MODEM_SERVER
 from .orchestrator import Orchestrator
@@ -40,7 +45,10 @@ def create_run(
     mcp_path: str | None = None,
     only: list[str] | None = None,
     run_id: str | None = None,
+    memory: str | None = None,
 ) -> Path:
+    """`memory`: off, run (the run's own store) or project (also the workspace's store);
+    None keeps the configuration's choice."""
     loaded = load_design(design_path)
     load_config(config_path)  # fail early on a bad configuration
     unknown = sorted(set(only or []) - {b.name for b in loaded.design.blocks})
@@ -76,6 +84,7 @@ def create_run(
         tokens_spent=0,
         cost_spent=0.0,
         staging=staging.model_dump() if staging else None,
+        memory=memory,
     )
     store.init_blocks([b.name for b in loaded.design.blocks])
     if staging is not None:
@@ -89,50 +98,115 @@ def create_run(
     return folder.path
 
 
+def run_servers(
+    meta: dict[str, Any], config: HostConfig, in_process: dict[str, Any] | None = None
+) -> tuple[ServerPool, LoadedDesign, Staging | None]:
+    """The run's server pool (not yet connected) and its design, staged where it is."""
+    loaded = load_design(meta["design"])
+    source = loaded.workspace
+    staging = Staging.model_validate(meta["staging"]) if meta.get("staging") else None
+    if staging is not None:
+        loaded = loaded.model_copy(update={"workspace": Path(staging.workspace)})
+    servers = mcp_config_for(meta.get("mcp_config"), config)
+    pool = ServerPool(
+        servers,
+        workspace=loaded.workspace,
+        in_process=in_process,
+        # The modem server drives runs itself; a run's steps use the tool servers.
+        only=[name for name in servers.mcpServers if name != MODEM_SERVER],
+        # The spec store is the design's own, not the staged workspace's.
+        workspaces={n: source for n in servers.mcpServers if n.replace("-", "_") == "spec_rag"},
+    )
+    return pool, loaded, staging
+
+
+def run_team(
+    pool: ServerPool,
+    loaded: LoadedDesign,
+    staging: Staging | None,
+    folder: RunFolder,
+    gateway: Gateway,
+    error_log: Any = None,
+    memory: Any = None,
+) -> Team:
+    """The team over a connected pool (iverilog is the one server a run cannot do without)."""
+    if "iverilog" not in pool.clients:
+        raise RuntimeError(f"the iverilog server is required: {json.dumps(pool.failed)}")
+    return Team(
+        loaded,
+        gateway.config,
+        gateway,
+        pool,
+        folder,
+        error_log=error_log,
+        staging=staging,
+        memory=memory,
+    )
+
+
+@asynccontextmanager
+async def open_team(
+    folder: RunFolder,
+    meta: dict[str, Any],
+    gateway: Gateway,
+    in_process: dict[str, Any] | None = None,
+    error_log: Any = None,
+) -> AsyncIterator[Team]:
+    """The run's team with its own MCP sessions to the servers, open for the block, and the
+    run's task memory when the configuration turns it on."""
+    pool, loaded, staging = run_servers(meta, gateway.config, in_process)
+    source = load_design(meta["design"]).workspace
+    memory = open_for_run(gateway.config.memory, folder.path, loaded, source, staging)
+    try:
+        async with pool:
+            yield run_team(pool, loaded, staging, folder, gateway, error_log, memory)
+    finally:
+        if memory is not None:
+            memory.close()
+
+
+def run_gateway(meta: dict[str, Any], providers: dict[str, Provider] | None = None) -> Gateway:
+    """The gateway of a run, its spending carried on from the checkpoint, and the run's own
+    choice of task memory over the configuration's."""
+    config = load_config(meta.get("config"))
+    if meta.get("memory"):
+        config.memory.enabled = meta["memory"] != "off"
+        config.memory.project = meta["memory"] == "project"
+    return Gateway(
+        config,
+        providers=providers,
+        tokens_spent=int(meta.get("tokens_spent", 0)),
+        cost_spent=float(meta.get("cost_spent", 0.0)),
+    )
+
+
 async def execute_run(
     run_path: str | Path,
     providers: dict[str, Provider] | None = None,
     in_process: dict[str, Any] | None = None,
+    executor: Executor | None = None,
 ) -> dict[str, BlockState]:
-    """Run (or resume) until every selected block has passed or been escalated."""
+    """Run (or resume) until every selected block has passed or been escalated. With an
+    ``executor`` every block step is a task on it (Ray: a task on the cluster, with its own
+    MCP sessions); the checkpoint stays here, its single writer."""
     folder = RunFolder(Path(run_path).resolve())
     store = StateStore(folder.state_path)
     try:
         meta = store.meta()
-        loaded = load_design(meta["design"])
-        source = loaded.workspace
-        staging = Staging.model_validate(meta["staging"]) if meta.get("staging") else None
-        if staging is not None:
-            loaded = loaded.model_copy(update={"workspace": Path(staging.workspace)})
-        config = load_config(meta.get("config"))
-        gateway = Gateway(
-            config,
-            providers=providers,
-            tokens_spent=int(meta.get("tokens_spent", 0)),
-            cost_spent=float(meta.get("cost_spent", 0.0)),
-        )
         # Files exported by a run that was killed are brought in line with the checkpoint.
         folder.export(store)
-        servers = mcp_config_for(meta.get("mcp_config"), config)
-        pool = ServerPool(
-            servers,
-            workspace=loaded.workspace,
-            in_process=in_process,
-            # The modem server drives runs itself; a run's steps use the tool servers.
-            only=[name for name in servers.mcpServers if name != MODEM_SERVER],
-            # The spec store is the design's own, not the staged workspace's.
-            workspaces={n: source for n in servers.mcpServers if n.replace("-", "_") == "spec_rag"},
-        )
-        async with pool:
-            store.set_meta(servers=sorted(pool.clients), servers_failed=pool.failed)
-            if "iverilog" not in pool.clients:
-                raise RuntimeError(f"the iverilog server is required: {json.dumps(pool.failed)}")
 
-            def errors_of(block: str) -> list[dict[str, Any]]:
-                return [e for e in store.error_log() if e["block"] == block]
+        def errors_of(block: str) -> list[dict[str, Any]]:
+            return [e for e in store.error_log() if e["block"] == block]
 
-            team = Team(loaded, config, gateway, pool, folder, error_log=errors_of, staging=staging)
-            return await Orchestrator(team, store, folder).run(meta.get("only"))
+        gateway = run_gateway(meta, providers)
+        if executor is not None and gateway.config.memory.enabled:
+            # Each worker would open the run's stores; ChromaDB's embedded store is one
+            # process's alone.
+            raise ValueError("task memory runs with the steps in this process: drop the executor")
+        async with open_team(folder, meta, gateway, in_process, errors_of) as team:
+            store.set_meta(servers=sorted(team.pool.clients), servers_failed=team.pool.failed)
+            return await Orchestrator(team, store, folder, executor).run(meta.get("only"))
     finally:
         store.close()
 

@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from .llm.gateway import CostEvent, Exchange, Ledger, now_iso
+from .memory.notes import MemoryTrack
 
 
 class BlockStatus(StrEnum):
@@ -103,6 +104,7 @@ class BlockState(BaseModel):
     )
     reworks: int = Field(0, description="Times this block was sent back by a dependent")
     timing_returns: int = Field(0, description="Times the PnR Lead sent it back on timing")
+    memory: MemoryTrack | None = Field(None, description="Task memory's notes in flight")
 
 
 class StepRecord(BaseModel):
@@ -183,8 +185,12 @@ class StateStore:
         return {name: BlockState.model_validate_json(body) for name, body in rows}
 
     def _put_block(self, state: BlockState) -> None:
+        # An update in place keeps the row's rowid, so blocks() stays in the design's order
+        # whichever block's step was committed last (REPLACE would move the row to the end).
         self.db.execute(
-            "INSERT OR REPLACE INTO blocks VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO blocks VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET"
+            " status = excluded.status, iteration = excluded.iteration,"
+            " phase = excluded.phase, state = excluded.state, updated_at = excluded.updated_at",
             (
                 state.name,
                 state.status,

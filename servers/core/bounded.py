@@ -10,6 +10,7 @@ import asyncio
 import importlib
 import os
 import pickle
+import resource
 import select
 import subprocess
 import sys
@@ -24,12 +25,37 @@ MAX_CALLS_PER_WORKER = 200  # then it is replaced, so memory a call leaves behin
 _HEADER = 8
 
 
-class CallTimedOut(TimeoutError):
+# A worker's address space: a hostile input (macros that expand each other twice over) ends
+# in MemoryError here instead of taking the machine's memory from the server beside it.
+MEMORY_MB = int(os.environ.get("SILICON_AGENT_WORKER_MEMORY_MB", "4096"))
+
+
+class CallStopped(Exception):
+    """A bounded call its worker did not finish: a limit, the memory cap or a crash."""
+
+
+class CallTimedOut(CallStopped, TimeoutError):
     """The call ran past its limit and its process was killed."""
 
     def __init__(self, limit_s: float):
         super().__init__(f"ran past timeout_s={limit_s:g} and was stopped")
         self.limit_s = limit_s
+
+
+class CallCrashed(CallStopped, RuntimeError):
+    """The worker died during the call (a native crash, e.g. recursion too deep for its
+    stack); it was replaced."""
+
+    def __init__(self, name: str, detail: str):
+        super().__init__(f"{name} crashed: {detail}")
+
+
+class CallOutOfMemory(CallStopped, MemoryError):
+    """The call needed more than the worker's memory cap; the worker was replaced."""
+
+    def __init__(self, limit_mb: int):
+        super().__init__(f"needed more than {limit_mb} MB and was stopped")
+        self.limit_mb = limit_mb
 
 
 class _Worker:
@@ -106,12 +132,20 @@ def _settle(worker: _Worker, fn: Callable[..., Any], call: Callable[[], tuple[bo
         worker.kill()
         raise
     except (EOFError, OSError, pickle.UnpicklingError) as exc:
+        try:  # the pipe closes a moment before the process is reaped
+            code: int | None = worker.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            code = None
         worker.kill()
         name = getattr(fn, "__name__", "call")
-        raise RuntimeError(f"{name} ended without a result: {exc}") from None
+        detail = f"killed by signal {-code}" if code is not None and code < 0 else str(exc)
+        raise CallCrashed(name, detail) from None
     except BaseException:
         worker.kill()
         raise
+    if not ok and isinstance(value, MemoryError):
+        worker.kill()  # what it holds after a MemoryError is not worth keeping
+        raise CallOutOfMemory(MEMORY_MB) from None
     worker.calls += 1
     _give_back(worker)
     if not ok:
@@ -143,6 +177,8 @@ async def call_bounded(fn: Callable[..., T], /, *args: Any, timeout_s: float, **
 def _serve() -> None:
     """Worker loop: a length-prefixed pickle of (fn, args, kwargs) in on stdin, one of
     (ok, result or exception) out. Whatever the work prints goes to stderr."""
+    limit = MEMORY_MB * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     for name in PRELOAD:
         importlib.import_module(name)
     channel = os.fdopen(os.dup(1), "wb")

@@ -141,8 +141,10 @@ async def run_process(
     env: Mapping[str, str] | None = None,
     limits: Limits | None = None,
     keep: re.Pattern[str] | None = None,
+    hidden: Sequence[Path] = (),
 ) -> ProcessOutcome:
     """Run argv in cwd with only `scratch` writable. Never a shell: argv[0] is the program.
+    `hidden` paths show empty to the run (see plan_sandbox).
 
     Nothing is created or chowned under a fixed name: `scratch` (and `cwd` inside it) may hold
     links to the user's files, so the run's own directory is a fresh one mkdtemp makes."""
@@ -152,7 +154,7 @@ async def run_process(
     private = Path(tempfile.mkdtemp(prefix=".sa-run-", dir=scratch))
     try:
         return await _run_confined(
-            argv, cwd, scratch, private, readable, timeout_s, env, limits, keep
+            argv, cwd, scratch, private, readable, timeout_s, env, limits, keep, hidden
         )
     finally:
         remove_tree(private)
@@ -168,9 +170,15 @@ async def _run_confined(
     env: Mapping[str, str] | None,
     limits: Limits,
     keep: re.Pattern[str] | None,
+    hidden: Sequence[Path],
 ) -> ProcessOutcome:
     plan = plan_sandbox(
-        [scratch], [Path(p) for p in readable], cwd=cwd, program=argv[0], private=private
+        [scratch],
+        [Path(p) for p in readable],
+        cwd=cwd,
+        program=argv[0],
+        private=private,
+        hidden=hidden,
     )
     if plan.drop_uid:
         # The tool may write in its cwd when that is a directory of the scratch (never a link).

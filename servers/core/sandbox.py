@@ -23,6 +23,7 @@ import site
 import stat
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -163,14 +164,20 @@ def script_interpreter(program: str | None) -> list[Path]:
     return [Path(os.path.realpath(words[0]))] if words else []
 
 
-def _binds(flag: str, paths: list[Path], bound: list[Path]) -> list[str]:
+def _binds(
+    flag: str, paths: list[Path], bound: list[Path], fresh: Sequence[Path] = ()
+) -> list[str]:
     """Bind each path at its own place; every parent bwrap must create is made 0755 first,
-    so a uid other than bwrap's can still traverse it. `bound` grows with what is bound."""
+    so a uid other than bwrap's can still traverse it. `bound` grows with what is bound;
+    below a `fresh` (empty tmpfs) folder every parent is made."""
     args: list[str] = []
     made: set[Path] = set()
     for path in paths:
         for parent in reversed(path.parents):
-            if parent in made or _host_visible(parent) or _is_within(parent, bound):
+            inside_fresh = any(f in parent.parents for f in fresh)
+            if parent in made or _host_visible(parent):
+                continue
+            if _is_within(parent, bound) and not inside_fresh:
                 continue
             args += ["--perms", "0755", "--dir", str(parent)]
             made.add(parent)
@@ -191,9 +198,13 @@ def plan_sandbox(
     cwd: Path | None = None,
     program: str | None = None,
     private: Path | None = None,
+    hidden: Sequence[Path] = (),
 ) -> SandboxPlan:
     """The argv prefix that confines one tool run. `private` is a directory the runner made
-    for this run alone (it may hold a /dev/null stand-in)."""
+    for this run alone (it may hold a /dev/null stand-in). `hidden` folders inside what is
+    readable are shown empty, and hidden files empty, whatever uid the run gets: the suite's
+    own state and the answers the server alone reads; readable or writable paths inside a
+    hidden folder are bound again on top."""
     want_drop = os.geteuid() == 0 and bool(_setpriv())
     # nobody must reach the inputs, the scratch and the cwd (bwrap binds them as nobody).
     reached = [*readable, *writable, *([cwd] if cwd is not None else [])]
@@ -214,8 +225,25 @@ def plan_sandbox(
         ordered = sorted({*tools, *readable}, key=lambda p: len(p.parts))
         prefix = [*(_setpriv() if outer_drop else []), *_base(bwrap, block_userns)]
         bound: list[Path] = []
-        prefix += _binds("--ro-bind", [p for p in ordered if not _is_within(p, writable)], bound)
-        prefix += _binds("--bind", list(writable), bound)
+        covers = [h for h in hidden if h.is_dir() and not h.is_symlink()]
+        shown = [p for p in ordered if not _is_within(p, writable)]
+        outer = [p for p in shown if not any(c in p.parents for c in covers)]
+        prefix += _binds("--ro-bind", outer, bound)
+        for path in covers:
+            if _is_within(path, bound) and not any(c in path.parents for c in covers):
+                prefix += ["--tmpfs", str(path)]
+        before = len(bound)
+        prefix += _binds("--ro-bind", [p for p in shown if p not in outer], bound, covers)
+        prefix += _binds("--bind", list(writable), bound, covers)
+        rebound = bound[before:]
+        for path in hidden:
+            # A file shows empty wherever it is still visible, re-bound folders included.
+            covered = any(c in path.parents for c in covers) and not _is_within(path, rebound)
+            # A file nobody can read needs no cover when the run is nobody (and bwrap as
+            # nobody could not reach it to lay one).
+            guarded = drop and not others_can_read(path)
+            if path.is_file() and _is_within(path, bound) and not covered and not guarded:
+                prefix += ["--ro-bind", "/dev/null", str(path)]
         if drop and private is not None and not os.stat("/dev/null").st_mode & stat.S_IWOTH:
             # Some images ship /dev/null without write for others; tools (Verilator's make,
             # shells) redirect to it, so give nobody a throwaway file there instead.

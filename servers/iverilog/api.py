@@ -37,7 +37,9 @@ class Icarus(SimulatorFlow):
     def compile_argv(self, src: Sources, out_dir: Path, waves: str) -> tuple[list[str], Path]:
         image = out_dir / "sim.vvp"
         dump = self.wave_dump_file(out_dir, src.top)
-        argv = [self.tool.path or "iverilog", "-g2012", "-o", str(image)]
+        # An `include is looked for beside the file that includes it first, as the one-text
+        # checks resolve it; the compiler's cwd (searched next) is a folder of its own.
+        argv = [self.tool.path or "iverilog", "-g2012", "-grelative-include", "-o", str(image)]
         if src.top:
             argv += ["-s", src.top, "-s", WAVE_DUMP_MODULE]
         for root in src.roots:
@@ -48,6 +50,13 @@ class Icarus(SimulatorFlow):
             argv.append(f"-I{directory}")
         argv += [str(p) for p in src.files] + [str(dump)]
         return argv, image
+
+    def compile_cwd(self, out_dir: Path) -> Path:
+        # Icarus looks for an `include in its cwd before the -I folders: an empty folder, so
+        # a file planted at the workspace root cannot stand in for a testbench's include.
+        cwd = out_dir / "cwd"
+        cwd.mkdir(exist_ok=True)
+        return cwd
 
     def parse_compile(self, text: str) -> list[Diagnostic]:
         return parse_iverilog(self.workspace, text)

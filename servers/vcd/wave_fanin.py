@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from silicon_agent.servers.core.bounded import CallTimedOut, run_bounded
+from silicon_agent.servers.core.bounded import CallStopped, run_bounded
 from silicon_agent.servers.core.cache import file_digest
 from silicon_agent.servers.core.sv.includes import include_closure
 from silicon_agent.servers.core.workspace import InvalidInput
@@ -31,7 +31,7 @@ class ExplainTools(WaveSession):
             # slang elaborates in a worker killed at the limit, whatever the RTL asks for.
             try:
                 graph = run_bounded(driver_graph, sources, top, timeout_s=GRAPH_TIMEOUT_S)
-            except CallTimedOut as exc:
+            except CallStopped as exc:
                 raise InvalidInput(
                     f"sources: elaborating them {exc}",
                     argument="sources",

@@ -98,9 +98,11 @@ def open_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         stop(proc)
 
 
-def status_of(port: int, headers: dict[str, str]) -> int:
+def call(port: int, headers: dict[str, str], path: str = "/mcp", method: str = "POST") -> int:
+    """The HTTP status of an initialize request (a body only on POST) to the server."""
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}/mcp", data=INIT, method="POST",
+        f"http://127.0.0.1:{port}{path}", data=INIT if method == "POST" else None,
+        method=method,
         headers={"Content-Type": "application/json",
                  "Accept": "application/json, text/event-stream", **headers},
     )  # fmt: skip
@@ -109,6 +111,10 @@ def status_of(port: int, headers: dict[str, str]) -> int:
             return response.status
     except urllib.error.HTTPError as exc:
         return exc.code
+
+
+def status_of(port: int, headers: dict[str, str]) -> int:
+    return call(port, headers)
 
 
 BEARER = {"Authorization": f"Bearer {TOKEN}"}

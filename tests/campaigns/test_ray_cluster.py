@@ -1,8 +1,7 @@
 """Campaigns on a real local Ray cluster (two nodes, one CPU each), against the serial run; then
 a third node whose iverilog is another build, which refuses its tasks.
 
-The cluster is torn down by the fixture's finaliser even when a test fails. The driver stays
-connected for the whole module, so the nodes' worker processes serve every test."""
+The cluster is conftest's: torn down even when a test fails."""
 
 from __future__ import annotations
 
@@ -11,7 +10,6 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,7 +21,7 @@ from silicon_agent.campaigns.tools import ToolMismatch
 from silicon_agent.hdl.campaign import iverilog_version, run_regression, select
 from silicon_agent.refmodels.ber_cli import run_ber
 
-from .private_network import NoPrivateNetwork, interface_addresses, private_loopback_network
+from .conftest import TOOLS
 from .ray_cluster import LocalCluster
 
 ray = pytest.importorskip("ray")
@@ -34,30 +32,6 @@ SELECTION = ["crc_checker:crc24b_k40", "descrambler:r2_sf1", "qam_demodulator:qp
 SIMULATORS = ["iverilog", "verilator"]
 SEEDS = 2
 TASKS = len(SELECTION) * len(SIMULATORS) * SEEDS
-TOOLS = {"iverilog": 1, "verilator": 1}
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    # Short: Ray's socket paths under it must stay within 107 bytes.
-    local = LocalCluster(tmp_path_factory.mktemp("r"))
-    try:
-        network = private_loopback_network()
-        network.__enter__()
-    except NoPrivateNetwork as exc:
-        pytest.skip(f"a Ray cluster runs here only on a private loopback network: {exc}")
-    try:
-        # Nothing but loopback: the cluster cannot reach or advertise another address.
-        assert interface_addresses() <= {"127.0.0.1", "::1"}, interface_addresses()
-        local.start_head(TOOLS)
-        local.add_node({**TOOLS, "second_node": 1})
-        ray.init(address=local.address, log_to_driver=False)
-        yield local
-    finally:
-        try:
-            local.stop()
-        finally:
-            network.__exit__(None, None, None)
 
 
 @pytest.fixture(scope="module")

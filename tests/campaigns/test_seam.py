@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 
 import pytest
 
@@ -60,3 +61,16 @@ def test_bad_arguments_are_refused() -> None:
     assert resources_option(["verilator=2", "gpu"]) == {"verilator": 2.0, "gpu": 1.0}
     with pytest.raises(ValueError):
         Task(id="x", fn="not a function")
+
+
+def test_serial_submit_gives_each_task_its_result_in_this_process() -> None:
+    executor = SerialExecutor()
+    check = driver_check(PYTHON_PROBES)
+    try:
+        futures = [executor.submit(task, check) for task in busy(3, 0.05)]
+        results = [f.result(timeout=30) for f in futures]
+    finally:
+        executor.close()
+    assert [r.task_id for r in results] == ["t000", "t001", "t002"]
+    assert all(r.ok and r.duration_s >= 0.05 for r in results)
+    assert {r.pid for r in results} == {os.getpid()}

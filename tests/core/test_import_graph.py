@@ -12,12 +12,13 @@ import pytest
 
 from tests.conftest import REPO
 
-PACKAGES = ("servers", "host", "hdl", "refmodels", "suite")
+PACKAGES = ("servers", "host", "hdl", "refmodels", "suite", "campaigns")
 FORBIDDEN: dict[str, set[str]] = {
     "servers": {"host", "hdl"},
     "refmodels": {"servers", "host", "hdl"},
     "suite": {"servers", "host", "hdl", "refmodels"},
     "host": {"servers"},
+    "campaigns": {"servers", "host", "hdl", "refmodels"},
 }
 # host/demo.py drives servers/demo.py, the suite's own stdio demo client, which in turn
 # reaches every server over MCP.

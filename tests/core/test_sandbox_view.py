@@ -116,7 +116,10 @@ async def test_a_run_sees_only_what_it_needs(workspace_dir: Path, host_socket) -
     )
     assert seen["etc"] == sorted(n for n in ETC_ENTRIES if Path("/etc", n).exists())
     # /tmp is private: only the workspace (bound because it lies under /tmp) shows there.
-    assert seen["tmp"] == [workspace_dir.relative_to("/tmp").parts[0]]
+    # (and a toolchain root that lies there too: a checkout under /tmp brings its venv).
+    bound = [workspace_dir, *toolchain_roots("/usr/bin/python3")]
+    under_tmp = {p.parts[2] for p in bound if len(p.parts) > 2 and p.parts[1] == "tmp"}
+    assert seen["tmp"] == sorted(under_tmp)
     assert sock_path.parent.name not in seen["tmp"]
     assert seen["dev_shm"] == []
     assert seen["run"] == seen["var_run"] == "FileNotFoundError"

@@ -3,11 +3,14 @@ the RTL Engineer's answers, the configuration, and the markers of what must stay
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
+from mcp.client.stdio import StdioServerParameters
 
 from silicon_agent.hdl.registry import REPO, load_registry
 
@@ -49,15 +52,19 @@ REFLECTION = {
 }
 
 
-def mutant_then_fix_rules() -> list[dict[str, Any]]:
-    """crc_checker: the mutant first, a reflection, then the correct (non-reference) code."""
+def mutant_then_fix_rules(
+    block: str = "crc_checker",
+    first: str = MUTANT,
+    fixed: str | None = None,
+    reflection: dict[str, Any] = REFLECTION,
+) -> list[dict[str, Any]]:
+    """A block's mutant first, a reflection, then the fixed code (crc_checker: the correct
+    non-reference code)."""
+    fixed = ALT_CRC.read_text() if fixed is None else fixed
     return [
-        {"match": ["Block: crc_checker\n", "Step: write"], "reply": code_reply(MUTANT)},
-        {"match": ["Block: crc_checker\n", "Step: reflect"], "reply": REFLECTION},
-        {
-            "match": ["Block: crc_checker\n", "Step: debug"],
-            "reply": code_reply(ALT_CRC.read_text()),
-        },
+        {"match": [f"Block: {block}\n", "Step: write"], "reply": code_reply(first)},
+        {"match": [f"Block: {block}\n", "Step: reflect"], "reply": reflection},
+        {"match": [f"Block: {block}\n", "Step: debug"], "reply": code_reply(fixed)},
     ]
 
 
@@ -121,3 +128,13 @@ def leaks(run: Path, markers: dict[str, str]) -> list[tuple[str, str]]:
             text = path.read_text(errors="replace")
         found += [(str(path.relative_to(run)), what) for m, what in markers.items() if m in text]
     return found
+
+
+def serve_params(runs: Path, *args: str) -> StdioServerParameters:
+    """`agent-host serve` over stdio with the given arguments, its runs under `runs`."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "silicon_agent.host.cli", "--runs-dir", str(runs), "serve", *args],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        cwd=str(REPO),
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -38,6 +39,23 @@ def host(*args: str, runs: Path) -> list[str]:
     return [sys.executable, "-m", "silicon_agent.host.cli", "--runs-dir", str(runs), *args]
 
 
+def kill_after_steps(argv: list[str], cwd: Path, db: Path, steps: int) -> None:
+    """Start the host, kill -9 it (and its server children) once `steps` are committed."""
+    process = subprocess.Popen(
+        argv, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while committed_steps(db) < steps and time.monotonic() < deadline:
+            assert process.poll() is None, "the host finished before it could be killed"
+            time.sleep(0.05)
+    finally:
+        # The host's server children lose their stdin and exit; make sure of it.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(10)
+
+
 @pytest.mark.slow
 def test_kill_and_resume(tmp_path: Path) -> None:
     design = make_workspace(tmp_path, BLOCKS)
@@ -46,7 +64,8 @@ def test_kill_and_resume(tmp_path: Path) -> None:
     mcp = write_mcp_json(tmp_path, ["iverilog", "verilator"])
     runs = tmp_path / "runs"
     cwd = Path(__file__).resolve().parents[2]
-    process = subprocess.Popen(
+    db = runs / "crash" / "state.sqlite"
+    kill_after_steps(
         host(
             "run",
             str(design),
@@ -58,25 +77,10 @@ def test_kill_and_resume(tmp_path: Path) -> None:
             "crash",
             runs=runs,
         ),
-        cwd=cwd,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
+        cwd,
+        db,
+        6,
     )
-    db = runs / "crash" / "state.sqlite"
-    try:
-        deadline = time.monotonic() + 120
-        while committed_steps(db) < 6 and time.monotonic() < deadline:
-            assert process.poll() is None, "the host finished before it could be killed"
-            time.sleep(0.05)
-        os.kill(process.pid, signal.SIGKILL)
-        process.wait(10)
-    finally:
-        # The host's server children lose their stdin and exit; make sure of it.
-        try:
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     store = StateStore(db)
     before = store.steps()
     meta = store.meta()

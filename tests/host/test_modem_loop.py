@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from silicon_agent.hdl.mutations import MUTATIONS
 from silicon_agent.hdl.registry import load_registry
 from silicon_agent.host.runs import create_run, execute_run
 from silicon_agent.host.state import BlockStatus, StateStore
@@ -19,6 +20,7 @@ from .modem_scenario import (
     hidden_markers,
     leaks,
     mutant_then_fix_rules,
+    reference,
     write_config,
     write_rules,
 )
@@ -43,19 +45,13 @@ def prompts(run: Path, role: str) -> list[str]:
         store.close()
 
 
-@pytest.mark.slow
-def test_a_mutant_fails_is_debugged_and_nothing_hidden_reaches_a_model(tmp_path: Path) -> None:
-    assert MUTANT != ALT_CRC.read_text()
-    rules = mutant_then_fix_rules()
-    config = write_config(tmp_path, rules)
-    mcp = write_mcp_json(tmp_path, ["iverilog", "verilator", "vcd"])
-    run = create_run(
-        BLOCKS_YAML, tmp_path / "runs", str(config), str(mcp), only=["crc_checker"], run_id="mut"
-    )
+def assert_failed_debugged_passed(run: Path, block: str) -> None:
+    """The first answer fails on the hidden testbench; the debug prompt holds the first
+    mismatch and the explain_mismatch digest; the second answer passes."""
     states = asyncio.run(execute_run(run))
-    assert states["crc_checker"].status == BlockStatus.PASSED
-    assert states["crc_checker"].iteration == 2
-    kinds = [(k, o, i) for k, o, i, _ in steps(run, "crc_checker")]
+    assert states[block].status == BlockStatus.PASSED
+    assert states[block].iteration == 2
+    kinds = [(k, o, i) for k, o, i, _ in steps(run, block)]
     assert kinds[:8] == [
         ("librarian", "skipped", 0),
         ("write", "submitted", 1),
@@ -67,6 +63,21 @@ def test_a_mutant_fails_is_debugged_and_nothing_hidden_reaches_a_model(tmp_path:
         ("check", "clean", 2),
     ]
     assert kinds[8][:2] == ("simulate", "PASS")
+    debug = prompts(run, "reflection_debug")[-1]
+    assert "First mismatch: signal=" in debug and "expected=" in debug
+    assert "Waveform explanation of the first mismatch" in debug and '"cone"' in debug
+
+
+@pytest.mark.slow
+def test_a_mutant_fails_is_debugged_and_nothing_hidden_reaches_a_model(tmp_path: Path) -> None:
+    assert MUTANT != ALT_CRC.read_text()
+    rules = mutant_then_fix_rules()
+    config = write_config(tmp_path, rules)
+    mcp = write_mcp_json(tmp_path, ["iverilog", "verilator", "vcd"])
+    run = create_run(
+        BLOCKS_YAML, tmp_path / "runs", str(config), str(mcp), only=["crc_checker"], run_id="mut"
+    )
+    assert_failed_debugged_passed(run, "crc_checker")
     # The other blocks were not designed: verified dependencies, and the run says so.
     store = StateStore(run / "state.sqlite")
     staging = store.meta()["staging"]
@@ -75,13 +86,43 @@ def test_a_mutant_fails_is_debugged_and_nothing_hidden_reaches_a_model(tmp_path:
     # The workspace holds the candidate where the reference would be, never the reference.
     written = run / "hidden" / "workspace" / "hdl" / "rtl" / "crc_checker.sv"
     assert written.read_text() == ALT_CRC.read_text()
-    debug = prompts(run, "reflection_debug")[-1]
-    assert "First mismatch: signal=" in debug and "expected=" in debug
-    assert "Waveform explanation of the first mismatch" in debug and '"cone"' in debug
     # Nothing of the hidden testbench or the reference RTL anywhere outside the hidden area.
     markers = hidden_markers(["crc_checker"])
     assert len(markers) > 20
     assert leaks(run, markers) == []
+
+
+# One compare bound off by one: the descrambler leaves its warm-up a beat late.
+BOUND = next(m for m in MUTATIONS if m[:2] == ("descrambler", "off-by-one warm-up length"))
+BOUND_REFLECTION = {
+    "structured": {
+        "hypotheses": [
+            {
+                "cause": "the warm-up ends one count late",
+                "evidence": "every output differs from the first beat on",
+                "suspect_signal": "warm_cnt_r",
+            }
+        ],
+        "fix_plan": "end the warm-up at the count the specification gives",
+    }
+}
+
+
+@pytest.mark.slow
+def test_a_wrong_bound_fails_is_debugged_and_the_reference_passes(tmp_path: Path) -> None:
+    fixed = reference("descrambler")
+    assert fixed.count(BOUND[3]) == 1
+    rules = mutant_then_fix_rules(
+        "descrambler", fixed.replace(BOUND[3], BOUND[4]), fixed, BOUND_REFLECTION
+    )
+    config = write_config(tmp_path, rules)
+    mcp = write_mcp_json(tmp_path, ["iverilog", "vcd"])
+    run = create_run(
+        BLOCKS_YAML, tmp_path / "runs", str(config), str(mcp), only=["descrambler"], run_id="b"
+    )
+    assert_failed_debugged_passed(run, "descrambler")
+    # The answers are reference RTL here; the testbench and its vectors stayed hidden.
+    assert leaks(run, hidden_markers(["descrambler"], rtl=False)) == []
 
 
 @pytest.mark.slow

@@ -5,7 +5,6 @@ host's agents as a job; its status is what `agent-host status` prints."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,11 +12,18 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 from silicon_agent.hdl.registry import REPO
 
-from .modem_scenario import ALT_CRC, hidden_markers, reference, write_config, write_rules
+from .modem_scenario import (
+    ALT_CRC,
+    hidden_markers,
+    reference,
+    serve_params,
+    write_config,
+    write_rules,
+)
 from .scenario import write_mcp_json
 
 pytestmark = pytest.mark.anyio
@@ -32,6 +38,7 @@ TOOLS = {
     "resume_run",
     "answer_question",
     "job_status",
+    "memory_search",
 }
 
 
@@ -52,21 +59,7 @@ async def test_a_plain_client_designs_crc_checker_over_stdio(tmp_path: Path) -> 
     mcp = write_mcp_json(tmp_path, ["iverilog", "verilator", "vcd"])
     config = write_config(tmp_path, write_rules(["crc_checker"]))
     runs = tmp_path / "runs"
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=[
-            "-m",
-            "silicon_agent.host.cli",
-            "--runs-dir",
-            str(runs),
-            "serve",
-            "--workspace",
-            str(workspace),
-        ]
-        + ["--mcp-config", str(mcp)],
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        cwd=str(REPO),
-    )
+    params = serve_params(runs, "--workspace", str(workspace), "--mcp-config", str(mcp))
     markers = hidden_markers(["crc_checker"])
     async with Client(params) as client:
         assert TOOLS <= {t.name for t in (await client.list_tools()).tools}

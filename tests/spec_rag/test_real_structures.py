@@ -36,8 +36,10 @@ async def library(real_docx: Path, tmp_path: Path) -> SpecLibrary:
     shutil.copy(real_docx, tmp_path / "36306.docx")
     write_docx(SPEC_36211, tmp_path / "36211.docx")
     lib = SpecLibrary(Workspace.open(tmp_path), embedder=None)
-    for name in ("36306.docx", "36211.docx"):
-        assert (await lib.ingest(name)).status == "ingested"
+    real = await lib.ingest("36306.docx")
+    assert real.status == "ingested"
+    assert (real.formulas_extracted, real.formulas_marked) == (4, 1)  # said in the result too
+    assert (await lib.ingest("36211.docx")).status == "ingested"
     return lib
 
 
@@ -96,6 +98,15 @@ def test_lists_keep_their_levels(real_docx: Path) -> None:
     assert "          5> increment the kiwi counter;" in body
     chunk = next(c for c in content.chunks if c.clause == "4.3.8.1.1")
     assert "\n        4> set the counter to zero;" in chunk.text
+
+
+async def test_fetch_section_keeps_list_levels(library: SpecLibrary) -> None:
+    section = await library.fetch_section("36.306", "4.3.8.1.1")
+    assert section.status == "found"
+    assert (
+        "  1> if the tuatara timer is running:\n    2> if the report is periodic:" in section.text
+    )
+    assert "\n          5> increment the kiwi counter;" in section.text
 
 
 async def test_tables_as_meant(library: SpecLibrary) -> None:

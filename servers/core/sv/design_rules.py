@@ -27,6 +27,16 @@ ALLOWED_IN_DESIGN = frozenset(
         "$unit", "$root",
     }
 )  # fmt: skip
+# Definitions the server compiles beside a testbench: a design may not define these names,
+# or a simulator that keeps the first definition would run the design's copy instead.
+WAVE_DUMP_MODULE = "sa_wave_dump"
+TRACE_MODULE_PREFIX = "sa_trace_"
+
+
+def is_suite_name(name: str) -> bool:
+    return name == WAVE_DUMP_MODULE or name.startswith(TRACE_MODULE_PREFIX)
+
+
 # A ROM image: allowed only as a literal path to a file the call listed among the design.
 ROM_LOADERS = frozenset({"$readmemh", "$readmemb"})
 # Files listed in `design` with these suffixes are data (ROM images), not SystemVerilog.

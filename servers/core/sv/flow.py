@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from ..bounded import CallTimedOut, call_bounded, prewarm
+from ..bounded import CallOutOfMemory, CallStopped, CallTimedOut, call_bounded, prewarm
 from ..cache import CacheKey, ResultCache
 from ..models import Category, Diagnostic, Severity, Status, ToolResult
 from ..progress import Progress, no_progress
@@ -28,14 +28,13 @@ from ..workspace import (
 )
 from . import inputs
 from . import trace as trace_judge
-from .design_rules import is_data_file
+from .design_rules import WAVE_DUMP_MODULE, is_data_file
 from .enrich import add_snippets, merge
 from .includes import include_closure, is_regular_file
 from .one_text import DesignText, preprocess
 from .slang_check import SlangReport, analyze
 from .verdict import VERDICT_LINES, judge
 
-WAVE_DUMP_MODULE = "sa_wave_dump"
 WAVE_PLUSARG = "sa_waves"
 _STRING_LITERAL = re.compile(r'"([^"\n]{1,400})"')
 LOG_TAIL_LINES = 40
@@ -84,6 +83,15 @@ def invalid_result(tool: Tool, exc: InvalidInput) -> ToolResult:
         tool=tool.name,
         tool_version=tool.version,
     )
+
+
+def _plusarg_values(plusargs: Sequence[str]) -> list[str]:
+    return [arg.split("=", 1)[1] for arg in plusargs if "=" in arg]
+
+
+def _plusarg_paths(plusargs: Sequence[str]) -> list[Path]:
+    """Absolute paths named by plusargs (`+vectors=/ws/...`): a run may read those."""
+    return [Path(v) for v in _plusarg_values(plusargs) if v.startswith("/")]
 
 
 def error_result(
@@ -250,7 +258,27 @@ class SimulatorFlow(ABC):
         async with lock:
             return await self._build(src, waves, progress, key, limit_s)
 
-    def _compile_timeout(self, started: float, limit_s: float) -> ToolResult:
+    def _analysis_stopped(self, started: float, limit_s: float, stop: CallStopped) -> ToolResult:
+        """A result for slang's reading of the design stopped by a limit or a crash of its
+        worker: the design, not the suite, asked for too much."""
+        if not isinstance(stop, CallTimedOut):
+            message = (
+                f"slang's analysis of the sources needed more than {stop.limit_mb} MB"
+                if isinstance(stop, CallOutOfMemory)
+                else f"slang's analysis of the sources stopped: {stop}"
+            )
+            return error_result(
+                self.tool,
+                Status.COMPILE_FAIL,
+                Category.UNSUPPORTED_CONSTRUCT,
+                message,
+                "The design expands to something huge or nests too deeply (macros that "
+                "expand each other, a huge generate loop or array, a very long expression); "
+                "shrink it.",
+                summary=f"{self.name} compile stopped: {message}",
+                tool_version=self.tool.version,
+                duration_s=time.monotonic() - started,
+            )
         message = f"slang's analysis of the sources ran past timeout_s={limit_s:g}"
         return error_result(
             self.tool,
@@ -329,10 +357,13 @@ class SimulatorFlow(ABC):
         out_dir.mkdir(parents=True)
         await progress(0.05, f"{self.name}: checking sources with slang")
         try:
-            design_text = await asyncio.to_thread(self._design_text, src)
+            design_text = await self._design_text(src, limit_s)
         except InvalidInput as exc:
             remove_tree(out_dir)
             return Build(invalid_result(self.tool, exc), None, key)
+        except CallStopped as stop:
+            remove_tree(out_dir)
+            return Build(self._analysis_stopped(started, limit_s, stop), None, key)
         except BaseException:
             remove_tree(out_dir)
             raise
@@ -356,9 +387,9 @@ class SimulatorFlow(ABC):
             except InvalidInput as exc:
                 remove_tree(out_dir)
                 return Build(invalid_result(self.tool, exc), None, key)
-            except CallTimedOut:
+            except CallStopped as stop:
                 remove_tree(out_dir)
-                return Build(self._compile_timeout(started, limit_s), None, key)
+                return Build(self._analysis_stopped(started, limit_s, stop), None, key)
             src.top = compiled.top = tops[0] if len(tops) == 1 else None
         argv, executable = self.compile_argv(compiled, out_dir, waves)
         await progress(0.15, f"{self.name}: compiling {len(src.files)} files")
@@ -366,9 +397,10 @@ class SimulatorFlow(ABC):
         try:
             outcome = await run_process(
                 argv,
-                cwd=self.workspace.root,
+                cwd=self.compile_cwd(out_dir),
                 scratch=out_dir,
-                readable=[self.workspace.root],
+                readable=[self.workspace.root, *self._state_inputs(compiled.inputs)],
+                hidden=[self.workspace.state_dir],
                 timeout_s=limit_s,
                 env=self.compile_env,
                 limits=Limits(cpu_s=int(limit_s) + 10),
@@ -377,9 +409,9 @@ class SimulatorFlow(ABC):
         except InvalidInput as exc:
             remove_tree(out_dir)
             return Build(invalid_result(self.tool, exc), None, key)
-        except CallTimedOut:
+        except CallStopped as stop:
             remove_tree(out_dir)
-            return Build(self._compile_timeout(started, limit_s), None, key)
+            return Build(self._analysis_stopped(started, limit_s, stop), None, key)
         except BaseException:
             slang_task.cancel()
             remove_tree(out_dir)
@@ -475,16 +507,21 @@ class SimulatorFlow(ABC):
             self.cache.put(key, result)
         return Build(result, executable if status == Status.PASS else None, key)
 
-    def _design_text(self, src: Sources) -> DesignText | None:
+    async def _design_text(self, src: Sources, limit_s: float) -> DesignText | None:
+        """The one design text, made in a worker killed at limit_s: a few macros that expand
+        each other twice over make a short file preprocess for minutes into gigabytes."""
         if not src.design:
             return None
-        return preprocess(
+        predefines = await asyncio.to_thread(self.predefines)
+        return await call_bounded(
+            preprocess,
             self.workspace,
             src.design,
-            predefines=self.predefines(),
+            predefines=predefines,
             defines=src.defines,
             include_dirs=src.include_dirs,
             data_files=src.data,
+            timeout_s=limit_s,
         )
 
     def _refused(self, text: DesignText, started: float) -> ToolResult:
@@ -501,6 +538,26 @@ class SimulatorFlow(ABC):
             tool_version=self.tool.version,
             duration_s=time.monotonic() - started,
         )
+
+    def compile_cwd(self, out_dir: Path) -> Path:
+        """The compiler's working folder; a simulator that looks for includes there first
+        gets a folder of its own (see Icarus)."""
+        return self.workspace.root
+
+    def _state_inputs(self, paths: Sequence[Path]) -> list[Path]:
+        """The given paths that lie in the suite's state folder (a mutant copy, a vector
+        set, a build): bound again over the folder that the sandbox shows empty."""
+        found = []
+        for path in paths:
+            real = Path(os.path.realpath(path))
+            if real.exists() and self.workspace.is_private(real):
+                found.append(real)
+        return found
+
+    def _trace_expected(self, trace: trace_judge.TraceSpec | None) -> list[Path]:
+        if trace is None or trace.expected is None:
+            return []
+        return [Path(os.path.realpath(self.workspace.root / trace.expected))]
 
     def sim_dir(self, label: str) -> Path:
         """A scratch directory whose SIM_CWD subdirectory (the simulation's cwd) shows the
@@ -523,7 +580,7 @@ class SimulatorFlow(ABC):
         candidates: list[str] = []
         for path in sources:
             candidates += _STRING_LITERAL.findall(path.read_text(errors="replace"))
-        candidates += [arg.split("=", 1)[1] for arg in plusargs if "=" in arg]
+        candidates += _plusarg_values(plusargs)
         for text in candidates:
             try:
                 resolved = self.workspace.resolve(text, must_exist=True, kind="any")
@@ -554,11 +611,15 @@ class SimulatorFlow(ABC):
             plusargs = [*plusargs, f"{trace_judge.TRACE_PLUSARG}={trace_path}"]
         argv = self.run_argv(executable, plusargs, waves, wave_path)
         await progress(0.5, f"{self.name}: simulating (limit {timeout_s:.0f} s)")
+        given = [executable.parent, *(_plusarg_paths(plusargs))]
         outcome: ProcessOutcome = await run_process(
             argv,
             cwd=scratch / SIM_CWD,
             scratch=scratch,
-            readable=[self.workspace.root],
+            readable=[self.workspace.root, *self._state_inputs(given)],
+            # The suite's state shows empty but for this run's own parts, and the trace's
+            # expected beats never show, whatever uid the run gets.
+            hidden=[self.workspace.state_dir, *self._trace_expected(trace)],
             timeout_s=timeout_s,
             env=self.compile_env,
             limits=Limits(cpu_s=int(timeout_s) + 10),
@@ -614,6 +675,15 @@ class SimulatorFlow(ABC):
             given = inputs.source_files(self.workspace, design, "design")
             data = [p for p in given if is_data_file(p)]
             design_files = [p for p in given if not is_data_file(p)]
+            for path in data:
+                # The state folder holds what the server alone reads (the trace's expected
+                # beats, caches): a ROM image, or a link named as one, never comes from there.
+                if self.workspace.is_private(path):
+                    raise InvalidInput(
+                        "design: a ROM image lies in, or links into, the suite's state folder",
+                        argument="design",
+                        hint="List a ROM image file of your own, outside .silicon-agent/.",
+                    )
             if not design_files:
                 raise InvalidInput(
                     "design: no SystemVerilog file among the design files", argument="design"

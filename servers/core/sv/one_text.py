@@ -434,6 +434,11 @@ def _token_rules(tokens: list[tuple[Token, Origin]], result: DesignText) -> list
             "bind",
             "A design cannot bind itself into other modules; instantiate its parts.",
         ),
+        TokenKind.RefKeyword: (
+            "'ref' (pass by reference)",
+            "A design takes values on input ports and drives its outputs; a ref port or "
+            "argument would let it write its caller's variables. Use input/output.",
+        ),
         TokenKind.ConfigKeyword: ("a config declaration", _HINT),
         TokenKind.LibraryKeyword: ("a library declaration", _HINT),
     }

@@ -26,7 +26,7 @@ from pyslang.syntax import SyntaxTree
 from ..models import Category, Diagnostic, Severity
 from ..workspace import Workspace
 from .categories import HINTS, category_for_slang
-from .design_rules import ALLOWED_IN_DESIGN
+from .design_rules import ALLOWED_IN_DESIGN, is_suite_name
 from .includes import refuse_reads_outside
 from .one_text import DesignText, preprocess
 
@@ -231,18 +231,21 @@ def _definitions(tree: SyntaxTree) -> list[tuple[str, str, object]]:
 def _taken_names(
     places: _Places, design_tree: SyntaxTree, bench_trees: Sequence[SyntaxTree]
 ) -> list[Diagnostic]:
-    """A design definition named like a testbench one would replace it on one simulator or
-    the other (Verilator only warns), so the testbench could run the design's copy."""
+    """A design definition named like a testbench one, or like one the server compiles beside
+    it (the wave dump, the trace), would replace it on one simulator or the other (Verilator
+    only warns), so the run could use the design's copy."""
     bench_names = {name for tree in bench_trees for _, name, _ in _definitions(tree)}
     return [
         places.forbidden(
             location,
-            f"the {kind} name '{name}' (the testbench defines it)",
-            "Rename the design's definition: names the testbench defines are its own.",
+            f"the {kind} name '{name}' "
+            + ("(the server's own)" if is_suite_name(name) else "(the testbench defines it)"),
+            "Rename the design's definition: names the testbench and the server define are "
+            "their own.",
             code="design-name",
         )
         for kind, name, location in _definitions(design_tree)
-        if name in bench_names
+        if name in bench_names or is_suite_name(name)
     ]
 
 

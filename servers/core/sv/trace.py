@@ -26,8 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from ..models import Category, Diagnostic, Mismatch, Severity, Status, ToolResult, TraceCheck
 from ..workspace import InvalidInput, Workspace, atomic_write
+from .design_rules import TRACE_MODULE_PREFIX
 
-TRACE_PREFIX = "sa_trace_"
+TRACE_PREFIX = TRACE_MODULE_PREFIX
 TRACE_PLUSARG = "sa_trace"
 MAX_STREAMS = 8
 MAX_TRACE_BYTES = 256 * 1024 * 1024
@@ -353,6 +354,15 @@ def judge_trace(spec: TraceSpec, expected: ExpectedBeats, trace: Trace) -> Trace
             n, m = _compare(stream, got, want, final and stream.complete, where)
             count += n
             first = first or m
+        if stream.same_as is None and not any(passes) and expected.streams[stream.name].data:
+            # A prefix may be short, never empty: a DUT starved of its stimulus (or that
+            # holds its output back) shows no beat, and nothing confirms a PASS.
+            count += 1
+            first = first or Mismatch(
+                signal=f"{stream.name} beats",
+                expected=str(len(expected.streams[stream.name].data)),
+                actual="0",
+            )
     if not trace.complete:
         count += 1
         first = first or Mismatch(signal="trace", expected="end of simulation", actual="cut")

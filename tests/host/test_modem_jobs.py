@@ -1,0 +1,94 @@
+"""The host's run, answer and resume as jobs of `agent-host serve`, over real MCP stdio with a
+scripted model: a run pauses on the RTL Engineer's question, answer_question resumes it and
+the block passes; resume_run carries a stopped run to its end; bad arguments are refused
+with the argument named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import yaml
+from mcp import Client
+
+from silicon_agent.host.cli import main
+from silicon_agent.host.runs import create_run
+from tests.planning.scenario import COUNTER_ANSWERS, COUNTER_PROMPT, counter_rules, write_config
+
+from .modem_scenario import serve_params
+from .scenario import write_mcp_json
+from .test_modem_server import call
+
+pytestmark = pytest.mark.anyio
+QUESTION = "Must rst clear count immediately"
+
+
+@pytest.fixture
+def planned_counter(tmp_path: Path) -> Path:
+    """The planning flow's counter, planned by the scripted team and approved: a design whose
+    RTL Engineer asks instead of guessing."""
+    root = tmp_path
+    write_config(root, counter_rules())
+    answers = root / "answers.yaml"
+    answers.write_text(yaml.safe_dump(COUNTER_ANSWERS))
+    out = root / "plan"
+    plan = ["plan", COUNTER_PROMPT, "--answers", str(answers), "--out", str(out)]
+    assert main([*plan, "--config", str(root / "host.yaml")]) == 0
+    assert main(["approve", str(out), "--yes", "--by", "tester"]) == 0
+    return out / "design.yaml"
+
+
+async def finished(client: Client, job: dict[str, Any]) -> dict[str, Any]:
+    with anyio.fail_after(300):
+        while job["state"] == "running":
+            await anyio.sleep(1)
+            job = await call(client, "job_status", {"job_id": job["job_id"]})
+    assert job["state"] == "done", job
+    return job
+
+
+def assert_refused(view: dict[str, Any], argument: str) -> None:
+    assert view["state"] == "INVALID_INPUT" and view["job_id"] is None, view
+    assert view["problem"]["argument"] == argument and view["problem"]["message"], view
+
+
+@pytest.mark.slow
+async def test_run_answer_and_resume_as_jobs_over_stdio(
+    tmp_path: Path, planned_counter: Path
+) -> None:
+    design = planned_counter
+    mcp = write_mcp_json(tmp_path, ["iverilog", "verilator"])
+    runs = tmp_path / "runs"
+    # A run created and stopped before its first step, answered by a model that does not ask.
+    quiet = tmp_path / "quiet"
+    quiet.mkdir()
+    quiet_config = write_config(quiet, counter_rules(ask_during_run=False))
+    create_run(design, runs, str(quiet_config), str(mcp), run_id="stopped")
+    params = serve_params(
+        runs, "--design", str(design), "--workspace", str(tmp_path), "--mcp-config", str(mcp)
+    )
+    async with Client(params) as client:
+        job = await call(client, "run_design", {"config": str(tmp_path / "host.yaml")})
+        run = job["run"]
+        # A second executor on the same run would race its state.
+        assert_refused(await call(client, "resume_run", {"run": run}), "run")
+        job = await finished(client, job)
+        assert "PAUSED" in job["status"] and QUESTION in job["status"], job["status"]
+        assert_refused(await call(client, "answer_question", {"run": "nope", "text": "x"}), "run")
+        wrong = {"run": run, "text": "x", "block": "nosuch"}
+        assert_refused(await call(client, "answer_question", wrong), "block")
+
+        answer = {"run": Path(run).name, "text": "asynchronous: clear at once"}
+        answered = await finished(client, await call(client, "answer_question", answer))
+        assert "counter4" in answered["status"] and "PASSED" in answered["status"]
+        assert QUESTION not in answered["status"], answered["status"]
+
+        assert_refused(await call(client, "resume_run", {"run": "nope"}), "run")
+        resumed = await finished(client, await call(client, "resume_run", {"run": "stopped"}))
+        assert Path(resumed["run"]).name == "stopped" and "PASSED" in resumed["status"]
+        assert_refused(await call(client, "job_status", {"job_id": "nope"}), "job_id")
+        assert_refused(await call(client, "run_design", {"blocks": ["nosuch"]}), "blocks")
+        status = await call(client, "design_status", {"run": Path(run).name})
+    assert "PASSED" in status and QUESTION not in status
