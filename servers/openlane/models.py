@@ -241,6 +241,15 @@ class FlowResult(BaseModel):
     sandbox: str | None = None
 
 
+class InferredMemory(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="Hierarchical name of the memory after flattening")
+    depth: int
+    width: int
+    bits: int = Field(description="depth x width")
+
+
 class SynthResult(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -260,6 +269,11 @@ class SynthResult(BaseModel):
     setup_tns_ns: float | None = None
     setup_violations: int | None = None
     critical_path: CriticalPath | None = None
+    memories: list[InferredMemory] = Field(
+        default_factory=list,
+        description="Memories Yosys inferred before mapping them (to flip-flops: no RAM macros)",
+    )
+    memory_bits: int | None = Field(None, description="Sum of the inferred memories' bits")
     fmax_mhz: float | None = Field(None, description="1000 / (period - worst setup slack)")
     provenance: dict[str, str] = Field(
         default_factory=dict, description="Which tool and library produced each figure"

@@ -24,7 +24,15 @@ from . import liberty_cells, sta
 from . import yosys_script as script_source
 from .environment import default_library
 from .models import LibraryInfo, SynthResult
-from .yosys_script import guess_clock, input_ports, read_stat, slang_diagnostics, yosys_script
+from .yosys_script import (
+    MEMORIES_JSON,
+    guess_clock,
+    input_ports,
+    read_memories,
+    read_stat,
+    slang_diagnostics,
+    yosys_script,
+)
 from .yosys_tool import WASM_LIMITS, find_yosys, warm_up
 
 # The code that writes the Yosys script and reads the timing is part of every result: a change
@@ -32,7 +40,7 @@ from .yosys_tool import WASM_LIMITS, find_yosys, warm_up
 _FLOW_DIGEST = "/".join(file_digest(Path(m.__file__)) for m in (script_source, sta, liberty_cells))
 
 MAX_PERIOD_NS = 1e6
-RESULT_FORMAT = 4  # bump when the script or the parsing changes: old cache entries then miss
+RESULT_FORMAT = 5  # bump when the script or the parsing changes: old cache entries then miss
 # Yosys scripts split on whitespace and treat ';' and '#' specially: paths stay plain.
 _SCRIPT_SAFE = re.compile(r"^[A-Za-z0-9_./+@=,-]+$")
 _PARAM_VALUE = re.compile(
@@ -158,10 +166,17 @@ class Synthesizer:
         clock_port: str | None = None,
         include_dirs: Sequence[str] | None = None,
         timeout_s: float = 600.0,
+        memories_only: bool = False,
         progress: Progress = no_progress,
     ) -> SynthResult:
+        """`memories_only`: report the memories the RTL infers and stop before mapping (seconds
+        where a full-size design's flip-flop mapping would take hours)."""
         started = time.monotonic()
         try:
+            if not isinstance(memories_only, bool):
+                raise InvalidInput(
+                    "memories_only: expected true or false", argument="memories_only"
+                )
             files = inputs.source_files(self.workspace, sources, "sources")
             top_name = inputs.top_module(top)
             if top_name is None:
@@ -206,6 +221,7 @@ class Synthesizer:
                 "clock": clock_port,
                 "library": library.model_dump(),
                 "buffering": self.buffering,
+                "memories_only": memories_only,
             },
             files=[*files, lib_path, *incdirs],
         )
@@ -238,6 +254,7 @@ class Synthesizer:
             rel_incdirs,
             out_rel,
             constraints,
+            memories_only,
         )
         atomic_write(scratch / "synth.ys", script)
         await progress(0.2, f"yosys: synthesizing {top_name} onto {library.name}")
@@ -278,7 +295,9 @@ class Synthesizer:
             )
         diagnostics = slang_diagnostics(self.workspace, scratch / "diag.json", text)
         stat_path = scratch / "stat.json"
-        if outcome.exit_code != 0 or not stat_path.is_file():
+        memories_path = scratch / MEMORIES_JSON
+        done = memories_path if memories_only else stat_path
+        if outcome.exit_code != 0 or not done.is_file():
             errors = [d for d in diagnostics if d.severity == Severity.ERROR]
             if not errors:
                 return _tool_error(
@@ -300,6 +319,27 @@ class Synthesizer:
             )
             self.cache.put(key, result)
             return result
+        memories = read_memories(memories_path) if memories_path.is_file() else []
+        memory_figures = {
+            "memories": memories,
+            "memory_bits": sum(m.bits for m in memories),
+        }
+        memory_source = f"{tool_name} {yosys.version} after synth's coarse step (memory -nomap)"
+        if memories_only:
+            base["artifacts"]["memories"] = f"{out_rel}/{MEMORIES_JSON}"
+            result = SynthResult(
+                status=Status.PASS,
+                summary=f"{top_name}: {len(memories)} memories, "
+                f"{memory_figures['memory_bits']} bits (not mapped)",
+                diagnostics=diagnostics,
+                provenance={"memories": memory_source, "memory_bits": memory_source},
+                duration_s=time.monotonic() - started,
+                warmup_s=round(warm_s, 2) if warm_s else None,
+                **memory_figures,  # type: ignore[arg-type]
+                **base,  # type: ignore[arg-type]
+            )
+            self.cache.put(key, result.model_copy(update={"warmup_s": None}))
+            return result
         stat = read_stat(stat_path, top_name)
         base["artifacts"].update(
             {"netlist": f"{out_rel}/netlist.v", "stat": f"{out_rel}/stat.json"}
@@ -308,6 +348,7 @@ class Synthesizer:
             figure: f"{tool_name} {yosys.version} `stat -json -liberty` on {library.name}"
             for figure in STAT_FIGURES
         }
+        provenance.update({"memories": memory_source, "memory_bits": memory_source})
         netlist = scratch / "netlist.v"
         ports = input_ports(netlist)
         clock = clock_port or guess_clock(ports)
@@ -388,6 +429,7 @@ class Synthesizer:
             setup_violations=timing.violations,
             critical_path=timing.path,
             fmax_mhz=fmax,
+            **memory_figures,  # type: ignore[arg-type]
             provenance=provenance,
             estimate_note=note.strip(),
             duration_s=time.monotonic() - started,

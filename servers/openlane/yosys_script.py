@@ -12,7 +12,10 @@ from silicon_agent.servers.core.sv.categories import HINTS, category_for_message
 from silicon_agent.servers.core.sv.enrich import add_snippets
 from silicon_agent.servers.core.workspace import Workspace
 
+from .models import InferredMemory
 from .yosys_tool import YosysTool
+
+MEMORIES_JSON = "memories.json"
 
 _CLOCK_NAMES = ("clk", "clock", "clk_i", "i_clk", "clock_i", "clk_in", "aclk", "hclk", "pclk")
 _YOSYS_ERROR = re.compile(r"^(?:(?P<file>[^:\s]+):(?P<line>\d+):\s*)?ERROR:\s*(?P<msg>.*)$")
@@ -31,8 +34,10 @@ def yosys_script(
     include_dirs: list[str],
     out: str,
     constraints: str | None = None,
+    memories_only: bool = False,
 ) -> str:
-    """`constraints`: ABC's drive/load file; with it ABC buffers and sizes after mapping."""
+    """`constraints`: ABC's drive/load file; with it ABC buffers and sizes after mapping.
+    `memories_only`: stop once the memories are inferred (no mapping, no netlist)."""
     lines: list[str] = []
     if yosys.has_slang:
         # -j 1: the WebAssembly build has no threads; SVA is not synthesizable anyway.
@@ -51,6 +56,21 @@ def yosys_script(
             lines.append(f"chparam -set {name} {value} {top}")
     lines += [
         f"hierarchy -check -top {top}",
+        # The memories as the RTL infers them, read from a copy of the design before synth maps
+        # them to flip-flops; the mapping itself then starts from the untouched design.
+        "design -save elaborated",
+        "proc",
+        "flatten",
+        "opt_clean",
+        "memory -nomap",
+        "select t:$mem_v2",
+        f"write_json -selected {out}/{MEMORIES_JSON}",
+        "select -clear",
+    ]
+    if memories_only:
+        return "\n".join(lines) + "\n"
+    lines += [
+        "design -load elaborated",
         f"synth -flatten -top {top}",
         f"dfflibmap -liberty {liberty}",
         # abc's delay target (ps) makes a tighter clock buy speed with area; with -constr it
@@ -67,6 +87,27 @@ def yosys_script(
         f"write_verilog -noattr -noexpr -nohex -nodec -simple-lhs {out}/netlist.v",
     ]
     return "\n".join(lines) + "\n"
+
+
+def read_memories(path: Path) -> list[InferredMemory]:
+    """The $mem_v2 cells of a `write_json -selected` dump, largest first."""
+    data = json.loads(path.read_text())
+    found: list[InferredMemory] = []
+    for module in data.get("modules", {}).values():
+        for name, cell in module.get("cells", {}).items():
+            if cell.get("type") != "$mem_v2":
+                continue
+            params = cell.get("parameters", {})
+            depth, width = int(params["SIZE"], 2), int(params["WIDTH"], 2)
+            found.append(
+                InferredMemory(
+                    name=str(cell.get("attributes", {}).get("hdlname") or name).replace(" ", "."),
+                    depth=depth,
+                    width=width,
+                    bits=depth * width,
+                )
+            )
+    return sorted(found, key=lambda m: (-m.bits, m.name))
 
 
 def read_stat(path: Path, top: str) -> dict:

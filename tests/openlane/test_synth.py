@@ -263,3 +263,58 @@ async def test_unknown_clock_port_is_a_warning(synth: Synthesizer) -> None:
     assert "sys_clk" in warning.message and "clk" in (warning.hint or "")
     named = await synth.synthesize(["hdl/counter/counter.sv"], "counter", 10.0, clock_port="clk")
     assert named.clock_port == "clk" and not named.diagnostics
+
+
+RAMS = """// Two memories of their own sizes, one in a submodule and one in the top.
+module bank #(parameter int DEPTH = 48, parameter int W = 12) (
+    input  logic clk, we_i,
+    input  logic [$clog2(DEPTH)-1:0] addr_i,
+    input  logic [W-1:0] d_i,
+    output logic [W-1:0] q_o
+);
+  logic [W-1:0] mem_r[DEPTH];
+  always_ff @(posedge clk) begin
+    if (we_i) mem_r[addr_i] <= d_i;
+    q_o <= mem_r[addr_i];
+  end
+endmodule
+
+module rams #(parameter int DEPTH = 48) (
+    input  logic clk, we_i,
+    input  logic [5:0] addr_i,
+    input  logic [11:0] d_i,
+    output logic [11:0] q_o,
+    output logic [4:0] r_o
+);
+  logic [11:0] q_w;
+  logic [4:0] small_mem_r[20];
+  bank #(.DEPTH(DEPTH)) u_bank (.clk, .we_i, .addr_i(addr_i[$clog2(DEPTH)-1:0]), .d_i, .q_o(q_w));
+  always_ff @(posedge clk) begin
+    if (we_i) small_mem_r[addr_i[4:0]] <= d_i[4:0];
+    r_o <= small_mem_r[addr_i[4:0]];
+    q_o <= q_w;
+  end
+endmodule
+"""
+
+
+async def test_inferred_memories_are_reported(synth: Synthesizer) -> None:
+    (synth.workspace.root / "hdl" / "rams.sv").write_text(RAMS)
+    full = await synth.synthesize(["hdl/rams.sv"], "rams", 10.0)
+    assert full.status == Status.PASS, full.summary
+    assert [(m.depth, m.width) for m in full.memories] == [(48, 12), (20, 5)]
+    assert full.memory_bits == 48 * 12 + 20 * 5
+    assert full.memories[0].name.endswith("mem_r") and "u_bank" in full.memories[0].name
+    assert "memory -nomap" in full.provenance["memory_bits"]
+    # Mapped to flip-flops: the stand-in has no RAM macros.
+    assert full.cells and full.cells > full.memory_bits
+    only = await synth.synthesize(
+        ["hdl/rams.sv"], "rams", 10.0, params={"DEPTH": 32}, memories_only=True
+    )
+    assert only.status == Status.PASS, only.summary
+    assert only.memory_bits == 32 * 12 + 20 * 5
+    assert only.cells is None and only.worst_setup_slack_ns is None
+    none = await synth.synthesize(["hdl/mac.sv"], "mac", 10.0)
+    assert none.memories == [] and none.memory_bits == 0
+    bad = await synth.synthesize(["hdl/rams.sv"], "rams", 10.0, memories_only="yes")  # type: ignore[arg-type]
+    assert bad.status == Status.INVALID_INPUT and "memories_only" in bad.summary
