@@ -127,6 +127,25 @@ module tb_lte_baseband_top;
     seed = int'($urandom(seed));
   end
 
+  // Who waits for whom, summed from pass 1 on (bench/hdl_e2e.py prints them per subframe): the IQ input held off, the FFT's grid output held, the estimator's output phase,
+  // its estimates held by the demappers / equaliser / FIFO, the FIFO full, and symbols waiting
+  // in the FIFO for the back end's configuration slot.
+  longint st_in = 0, st_grid = 0, st_drain = 0, st_h = 0, st_full = 0, st_slot = 0;
+  always @(posedge clk) begin
+    if (rst_n && in_pass >= 1 && pass_no <= last_pass) begin
+      if (s_tvalid && !s_tready) st_in <= st_in + 1;
+      if (dut.grid_valid_w && !dut.grid_ready_w) st_grid <= st_grid + 1;
+      if (dut.draining_r) st_drain <= st_drain + 1;
+      if (dut.h_valid_w && !dut.h_ready_w) st_h <= st_h + 1;
+      if (dut.x_valid_w && !dut.x_ready_w) st_full <= st_full + 1;
+      if (dut.sym_valid_w && !dut.back_open_w) st_slot <= st_slot + 1;
+    end
+    // Totals up to each verdict (the last pass's may be cut by $finish).
+    if (m_tvalid && ready_r && m_tlast)
+      $display("tb: stalls passes=%0d in=%0d grid=%0d drain=%0d h=%0d fifo_full=%0d slot=%0d",
+               pass_no, st_in, st_grid, st_drain, st_h, st_full, st_slot);
+  end
+
   `define TB_IN_BEATS N_IQ
   `define TB_CFG_PER_PASS
   `include "tb_rx_passes.svh"
