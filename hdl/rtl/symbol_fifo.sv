@@ -21,6 +21,7 @@ module symbol_fifo #(
 );
 
   localparam int DEPTH = 1 << DEPTH_LOG2;
+  localparam logic [DEPTH_LOG2:0] FULL = (DEPTH_LOG2 + 1)'(DEPTH);
 
   logic [DEPTH_LOG2-1:0] wr_ptr_r;
   logic [DEPTH_LOG2-1:0] rd_ptr_r;
@@ -29,7 +30,7 @@ module symbol_fifo #(
   logic                  wr_w;
   logic                  rd_w;
 
-  assign s_axis_tready_o = (count_r != (DEPTH_LOG2 + 1)'(DEPTH));
+  assign s_axis_tready_o = (count_r != FULL);
   assign wr_w = s_axis_tvalid_i && s_axis_tready_o;
   // A word is read only a cycle after it was written (count_r counts it from then on).
   assign rd_w = (count_r != '0) && (!out_valid_r || m_axis_tready_i);
