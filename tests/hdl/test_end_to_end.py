@@ -160,7 +160,7 @@ async def test_r31_1_back_to_back_in_real_time(registry: Registry, workspace: Wo
     configured by its own committed words, written as soon as the top takes the previous ones:
     every byte and CRC verdict of every subframe checked, and no verdict more than 1 ms (at
     100 MHz) after the one before. The subframe's OFDM demodulation and channel estimation
-    overlap the previous subframe's back end; without that it took 107429 cycles."""
+    overlap the previous subframe's back end; without that it took 97055 cycles."""
     passes = 11
     vs = VectorSet(workspace, "e2e-b2b")
     try:
