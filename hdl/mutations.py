@@ -410,6 +410,13 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "lte_baseband_top",
+        "back end configured by the words as written, not its subframe's copy",
+        "hdl/rtl/lte_baseband_top.sv",
+        "rnti_w, tbs_w, cb_k_w, cb_f_w, cb_e_w, cb_ncb_w, cb_f1_w, cb_f2_w} = back_r;",
+        "rnti_w, tbs_w, cb_k_w, cb_f_w, cb_e_w, cb_ncb_w, cb_f1_w, cb_f2_w} = staged_w[BE_W-1:0];",
+    ),
+    (
+        "lte_baseband_top",
         "demappers never see the subframe end",
         "hdl/rtl/lte_baseband_top.sv",
         ".s_axis_tlast_i(h_last_w),",
@@ -433,4 +440,7 @@ CASE_FOR = {
     "every HARQ process shares process 0's soft buffers": SEQUENCE_CASE,
     "NDI ignored: new data on a used process is combined": SEQUENCE_CASE,
     "NDI read from the rv field": "harq_r2_rv2",
+    # The retransmission's words (rv 2, subframe 9) are written while the first transmission
+    # is in the back end.
+    "back end configured by the words as written, not its subframe's copy": "harq_r2_rv2",
 }

@@ -132,15 +132,19 @@ def _mac_pdu(data: list[str], crc_ok: int) -> tuple[list[str], list[int], list[s
 
 
 def receiver(d: Path, side: Sidecar) -> ExpectedStream:
-    """pdsch_rx_backend and lte_baseband_top: two subframes back to back; in a HARQ case the
-    first is the first transmission (its own decode), the second the combined one."""
+    """pdsch_rx_backend and lte_baseband_top: `passes` subframes back to back (two unless the
+    case says); in a HARQ case the first is the first transmission (its own decode), the second
+    the combined one."""
     params = side["params"]
-    second = _mac_pdu(read_words(d / "expected_tb_bytes.hex"), int(bool(params["tb_crc_ok"])))
-    first = second
+    later = _mac_pdu(read_words(d / "expected_tb_bytes.hex"), int(bool(params["tb_crc_ok"])))
+    first = later
     if int(params.get("harq", 0)):
         first = _mac_pdu(read_words(d / "expected_tb1_bytes.hex"), int(bool(params["tb1_crc_ok"])))
+    rest = int(params.get("passes", 2)) - 1
     return ExpectedStream(
-        data=first[0] + second[0], last=first[1] + second[1], user=first[2] + second[2]
+        data=first[0] + later[0] * rest,
+        last=first[1] + later[1] * rest,
+        user=first[2] + later[2] * rest,
     )
 
 

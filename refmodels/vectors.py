@@ -540,8 +540,11 @@ def _resource_demapper(p: dict, rng: np.random.Generator) -> tuple[list[VectorFi
 
 # Configuration word map of lte_baseband_top (hdl/rtl/lte_baseband_top.sv, cfg_* write port): what
 # a modem's DCI decoding and TS 36.213 7.1.7 / TS 36.212 5.1.2, 5.1.4 arithmetic produce per
-# subframe, written as 32-bit registers.
+# subframe, written as 32-bit registers, then committed for one subframe by a write of word
+# TOP_CFG_COMMIT (the top keeps a committed configuration per subframe in flight).
 TOP_CFG_CB_BASE = 4  # words 4 + 4r .. 7 + 4r describe code block r
+TOP_CFG_WORDS = 16  # the address space; unused code-block words are written as 0
+TOP_CFG_COMMIT = 15  # any data
 TOP_CFG_MAX_CB = 2  # a Cat-1 transport block (<= 10296 bits) has at most two code blocks
 TOP_MAX_ITERS = 8
 
@@ -560,7 +563,8 @@ def top_config_words(
     """Register words of lte_baseband_top for one subframe (TS 36.211 7.2, TS 36.212 5.1.2,
     5.1.3.2.3, 5.1.4.1.2, TS 36.321 5.3.2): word 0 = {HARQ process, NDI, MMSE, C, max_iter, rv,
     modulation, CFI, subframe, cell},
-    word 1 = {TBS, RNTI}, words 2-3 = RB bitmap, then K/F, E, N_cb, {f2, f1} per code block."""
+    word 1 = {TBS, RNTI}, words 2-3 = RB bitmap, then K/F, E, N_cb, {f2, f1} per code block,
+    zeros, and the last word (TOP_CFG_COMMIT) commits them for the next subframe."""
     from silicon_agent.refmodels.qpp_table import qpp_params
 
     mod_code = {2: 0, 4: 1, 6: 2}[qm]
@@ -582,6 +586,7 @@ def top_config_words(
     for cb in plan.blocks:
         f1, f2 = qpp_params(cb.K)
         words += [cb.K | cb.F << 13, cb.E, cb.N_cb, f1 | f2 << 10]
+    words += [0] * (TOP_CFG_COMMIT - len(words)) + [1]
     return np.array(words, np.int64)
 
 
@@ -655,6 +660,10 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
     method = str(p.get("method", "zf"))
     harq_rv = int(p.get("harq_rv", -1))
     max_iters = int(p.get("iters", TOP_MAX_ITERS))
+    # Subframes the testbench sends back to back after its reset (lte_baseband_top's PASSES).
+    passes = int(p.get("passes", 2))
+    if passes < 2 or (harq_rv >= 0 and passes != 2):
+        raise ValueError(f"passes={passes}: at least 2, and 2 with a HARQ retransmission")
     channel = (chan, doppler, snr, method)
     cell = CellConfig(
         n_cell_id=int(p.get("cell_id", 1)), cfi=int(p.get("cfi", ref.cfi)), subframe=sf
@@ -676,6 +685,8 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
     res1 = decode_soft_blocks(soft, plan, fixed=True, max_iters=max_iters)
     res = res1
     cfg = top_config_words(cell, prbs, qm, tbs, plan, max_iters, method)
+    # The same subframe as new data again (NDI toggled), for back-to-back passes.
+    cfg_ndi = top_config_words(cell, prbs, qm, tbs, plan, max_iters, method, ndi=1)
     files: list[VectorFile] = []
     if harq_rv >= 0:
         cell2 = CellConfig(
@@ -711,6 +722,7 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
         method=method,
         harq=int(harq_rv >= 0),
         harq_rv=harq_rv,
+        passes=passes,
         cell_id=cell.n_cell_id,
         rnti=cell.n_rnti,
         cfi=cell.cfi,
@@ -733,6 +745,7 @@ def _lte_baseband_top(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
     return [
         _iq_file("iq", first, "the subframe"),
         _f("config", "stimulus", 32, False, "lte_baseband_top configuration words", cfg),
+        _f("config_ndi", "stimulus", 32, False, "the same with the NDI toggled", cfg_ndi),
         _eq_file("eq_iq", first, "back-end entry point"),
         _f("llr_scale", "stimulus", NOISE_SCALE.width, True, "1/N0_eff per PDSCH RE", first.scale),
         _f(

@@ -12,14 +12,25 @@
 // subframe's 14 x 600 REs (Y, FFT_OUT {I, Q}: 8400 x 32 bit = 269 kbit) while the estimator
 // takes the same REs; when the estimator streams H back in the same order, Y is read beside
 // it. The subframe after is held off (the OFDM demodulator's input stalls) until the last H has
-// left, so one buffer suffices. Past the demappers the stream carries only PDSCH REs; the code
-// blocks are collected in the rate dematcher's soft buffer and decoded in the turbo decoder's
-// (see pdsch_rx_backend). N0 rides through its own demapper so that every RE meets the
-// equaliser with its own subframe's noise estimate, however long the back end stalls.
+// left, so one buffer suffices. Past the demappers the stream carries only PDSCH REs; the
+// equalised symbols queue in a symbol FIFO (SYM_FIFO_LOG2 = 12: 4096 x 49 bits = 200,704 bits)
+// in front of the back end, so the estimates leave at the estimator's pace (about one RE per
+// cycle) rather than the back end's (one LLR per cycle, Qm per symbol): the grid and the
+// estimator are free for subframe n + 1 while subframe n's code blocks are collected in the
+// rate dematcher's soft buffer and decoded in the turbo decoder's (see pdsch_rx_backend). N0
+// rides through its own demapper so that every RE meets the equaliser with its own subframe's
+// noise estimate.
 //
 // Configuration: the lte_rx_config register words (cell id, subframe, CFI, RB bitmap,
 // modulation, RNTI, TBS and per-code-block K/F/E/N_cb/f1/f2, what a modem takes from the DCI),
-// written through cfg_* before the subframe's first sample and held until its MAC PDU is out.
+// then a write of word CFG_COMMIT (15, any data) commits them for the next subframe. The
+// committed words wait (cfg_pending_o high: further writes and commits are ignored) until the
+// front end (estimator, demappers, equaliser) is free, then form the front end's slot, taken
+// with the subframe's first grid RE and held until its last equalised symbol is queued. The
+// slot is copied to the back end's slot as soon as that is free (the back end finished the
+// previous subframe's MAC PDU), and the back end takes the subframe's symbols from the FIFO
+// only then. So subframe n + 1 can be configured, demodulated and estimated while subframe n
+// is still in the back end, and every stage works with its own subframe's words.
 // In:  one {I, Q} IQ_SAMPLE per beat; the first sample after reset starts a subframe, and
 //      subframes follow back to back (15360 samples each).
 // Out: the TBS / 8 bytes of the transport block, MSB first, tlast on the last byte with
@@ -30,13 +41,15 @@
 module lte_baseband_top #(
     parameter int MAX_K = 6144,
     parameter int FFT_LOG2 = 10,
-    parameter int GRID_RE = 8400
+    parameter int GRID_RE = 8400,
+    parameter int SYM_FIFO_LOG2 = 12
 ) (
     input  logic                                    clk,
     input  logic                                    rst_n,
     input  logic                                    cfg_we_i,
     input  logic [                             3:0] cfg_addr_i,
     input  logic [                            31:0] cfg_wdata_i,
+    output logic                                    cfg_pending_o,
     input  logic [ lte_baseband_pkg::IQ_TDATA_W-1:0] s_axis_tdata_i,
     input  logic                                    s_axis_tvalid_i,
     output logic                                    s_axis_tready_o,
@@ -51,19 +64,164 @@ module lte_baseband_top #(
   localparam int RE_W = $clog2(GRID_RE);  // 14 x 600 REs of a subframe at the default
 
   // ---------------------------------------------------------------- configuration
-  logic [N_CELL_ID_W-1:0] cell_id_w;
-  logic [SUBFRAME_W-1:0] subframe_w;
+  localparam logic [3:0] CFG_COMMIT = 4'd15;
+  // A subframe's configuration as one word: the back end's fields in the low BE_W bits, the
+  // front end's own (CFI, MMSE, RB bitmap) above them; cell id and subframe serve both.
+  localparam int BE_W = N_CELL_ID_W + SUBFRAME_W + 2 + 2 + 4 + 4 + 1 + HARQ_ID_W + RNTI_W + 16 +
+      CB_MAX * (13 + 6 + 17 + 15 + 10 + 11);
+  localparam int CFG_W = 2 + 1 + N_RB_DL_MAX + BE_W;
+
+  // The words as written (lte_rx_config's registers).
+  logic [N_CELL_ID_W-1:0] st_cell_id_w;
+  logic [SUBFRAME_W-1:0] st_subframe_w;
+  logic [1:0] st_cfi_w;
+  logic [1:0] st_modulation_w;
+  logic [1:0] st_rv_w;
+  logic [3:0] st_max_iter_w;
+  logic [3:0] st_n_cb_w;
+  logic st_mmse_w;
+  logic st_ndi_w;
+  logic [HARQ_ID_W-1:0] st_harq_id_w;
+  logic [RNTI_W-1:0] st_rnti_w;
+  logic [15:0] st_tbs_w;
+  logic [N_RB_DL_MAX-1:0] st_rb_mask_w;
+  logic [CB_MAX*13-1:0] st_cb_k_w;
+  logic [CB_MAX*6-1:0] st_cb_f_w;
+  logic [CB_MAX*17-1:0] st_cb_e_w;
+  logic [CB_MAX*15-1:0] st_cb_ncb_w;
+  logic [CB_MAX*10-1:0] st_cb_f1_w;
+  logic [CB_MAX*11-1:0] st_cb_f2_w;
+  logic pending_r;  // committed words wait for the front end's slot
+
+  lte_rx_config u_cfg (
+      .clk(clk),
+      .rst_n(rst_n),
+      .cfg_we_i(cfg_we_i && !pending_r),
+      .cfg_addr_i(cfg_addr_i),
+      .cfg_wdata_i(cfg_wdata_i),
+      .cell_id_o(st_cell_id_w),
+      .subframe_o(st_subframe_w),
+      .cfi_o(st_cfi_w),
+      .modulation_o(st_modulation_w),
+      .rv_o(st_rv_w),
+      .max_iter_o(st_max_iter_w),
+      .n_cb_o(st_n_cb_w),
+      .mmse_o(st_mmse_w),
+      .ndi_o(st_ndi_w),
+      .harq_id_o(st_harq_id_w),
+      .rnti_o(st_rnti_w),
+      .tbs_o(st_tbs_w),
+      .rb_mask_o(st_rb_mask_w),
+      .cb_k_o(st_cb_k_w),
+      .cb_f_o(st_cb_f_w),
+      .cb_e_o(st_cb_e_w),
+      .cb_ncb_o(st_cb_ncb_w),
+      .cb_f1_o(st_cb_f1_w),
+      .cb_f2_o(st_cb_f2_w)
+  );
+
+  logic [CFG_W-1:0] staged_w;
+  logic [CFG_W-1:0] front_r;  // the front end's subframe
+  logic [BE_W-1:0] back_r;  // the back end's subframe
+  logic front_valid_r;
+  logic front_copied_r;  // front_r is (also) in back_r
+  logic front_in_done_r;  // the estimator has taken the subframe's last grid RE
+  logic front_out_done_r;  // its last equalised symbol is in the FIFO
+  logic back_valid_r;
+  logic back_in_done_r;  // the back end has taken the subframe's last symbol
+  logic front_load_w, front_copy_w, front_free_w, back_free_w;
+  logic front_open_w;  // the estimator may take grid REs
+  logic back_open_w;  // the back end may take symbols
+  logic grid_last_fire_w, x_last_fire_w, be_last_fire_w;
+
+  assign staged_w = {
+    st_cfi_w,
+    st_mmse_w,
+    st_rb_mask_w,
+    st_cell_id_w,
+    st_subframe_w,
+    st_modulation_w,
+    st_rv_w,
+    st_max_iter_w,
+    st_n_cb_w,
+    st_ndi_w,
+    st_harq_id_w,
+    st_rnti_w,
+    st_tbs_w,
+    st_cb_k_w,
+    st_cb_f_w,
+    st_cb_e_w,
+    st_cb_ncb_w,
+    st_cb_f1_w,
+    st_cb_f2_w
+  };
+
+  assign cfg_pending_o = pending_r;
+  assign front_load_w = pending_r && !front_valid_r;
+  assign front_copy_w = front_valid_r && !front_copied_r && !back_valid_r;
+  assign front_free_w = front_valid_r && front_copied_r && front_out_done_r;
+  assign back_free_w = back_valid_r && m_axis_tvalid_o && m_axis_tready_i && m_axis_tlast_o;
+  assign front_open_w = front_valid_r && !front_in_done_r;
+  assign back_open_w = back_valid_r && !back_in_done_r;
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      pending_r <= 1'b0;
+      front_r <= '0;
+      back_r <= '0;
+      front_valid_r <= 1'b0;
+      front_copied_r <= 1'b0;
+      front_in_done_r <= 1'b0;
+      front_out_done_r <= 1'b0;
+      back_valid_r <= 1'b0;
+      back_in_done_r <= 1'b0;
+    end else begin
+      if (front_load_w) pending_r <= 1'b0;
+      else if (cfg_we_i && cfg_addr_i == CFG_COMMIT) pending_r <= 1'b1;
+      if (front_load_w) begin
+        front_r <= staged_w;
+        front_valid_r <= 1'b1;
+        front_copied_r <= 1'b0;
+        front_in_done_r <= 1'b0;
+        front_out_done_r <= 1'b0;
+      end else begin
+        if (front_free_w) front_valid_r <= 1'b0;
+        if (front_copy_w) front_copied_r <= 1'b1;
+        if (grid_last_fire_w) front_in_done_r <= 1'b1;
+        if (x_last_fire_w) front_out_done_r <= 1'b1;
+      end
+      if (front_copy_w) begin
+        back_r <= front_r[BE_W-1:0];
+        back_valid_r <= 1'b1;
+        back_in_done_r <= 1'b0;
+      end else begin
+        if (back_free_w) back_valid_r <= 1'b0;
+        if (be_last_fire_w) back_in_done_r <= 1'b1;
+      end
+    end
+  end
+
+  // Front end's fields.
+  logic [N_CELL_ID_W-1:0] fe_cell_id_w;
+  logic [SUBFRAME_W-1:0] fe_subframe_w;
   logic [1:0] cfi_w;
+  logic mmse_w;
+  logic [N_RB_DL_MAX-1:0] rb_mask_w;
+  logic [BE_W-N_CELL_ID_W-SUBFRAME_W-1:0] fe_be_fields_unused_w;
+
+  assign {cfi_w, mmse_w, rb_mask_w, fe_cell_id_w, fe_subframe_w, fe_be_fields_unused_w} = front_r;
+
+  // Back end's fields.
+  logic [N_CELL_ID_W-1:0] be_cell_id_w;
+  logic [SUBFRAME_W-1:0] be_subframe_w;
   logic [1:0] modulation_w;
   logic [1:0] rv_w;
   logic [3:0] max_iter_w;
   logic [3:0] n_cb_w;
-  logic mmse_w;
   logic ndi_w;
   logic [HARQ_ID_W-1:0] harq_id_w;
   logic [RNTI_W-1:0] rnti_w;
   logic [15:0] tbs_w;
-  logic [N_RB_DL_MAX-1:0] rb_mask_w;
   logic [CB_MAX*13-1:0] cb_k_w;
   logic [CB_MAX*6-1:0] cb_f_w;
   logic [CB_MAX*17-1:0] cb_e_w;
@@ -71,32 +229,8 @@ module lte_baseband_top #(
   logic [CB_MAX*10-1:0] cb_f1_w;
   logic [CB_MAX*11-1:0] cb_f2_w;
 
-  lte_rx_config u_cfg (
-      .clk(clk),
-      .rst_n(rst_n),
-      .cfg_we_i(cfg_we_i),
-      .cfg_addr_i(cfg_addr_i),
-      .cfg_wdata_i(cfg_wdata_i),
-      .cell_id_o(cell_id_w),
-      .subframe_o(subframe_w),
-      .cfi_o(cfi_w),
-      .modulation_o(modulation_w),
-      .rv_o(rv_w),
-      .max_iter_o(max_iter_w),
-      .n_cb_o(n_cb_w),
-      .mmse_o(mmse_w),
-      .ndi_o(ndi_w),
-      .harq_id_o(harq_id_w),
-      .rnti_o(rnti_w),
-      .tbs_o(tbs_w),
-      .rb_mask_o(rb_mask_w),
-      .cb_k_o(cb_k_w),
-      .cb_f_o(cb_f_w),
-      .cb_e_o(cb_e_w),
-      .cb_ncb_o(cb_ncb_w),
-      .cb_f1_o(cb_f1_w),
-      .cb_f2_o(cb_f2_w)
-  );
+  assign {be_cell_id_w, be_subframe_w, modulation_w, rv_w, max_iter_w, n_cb_w, ndi_w, harq_id_w,
+          rnti_w, tbs_w, cb_k_w, cb_f_w, cb_e_w, cb_ncb_w, cb_f1_w, cb_f2_w} = back_r;
 
   // ---------------------------------------------------------------- OFDM demodulation
   logic [FFT_TDATA_W-1:0] grid_data_w;
@@ -130,7 +264,8 @@ module lte_baseband_top #(
   // Large memory, exempt from reset: every word is written in the fill phase before it is read.
   logic [FFT_TDATA_W-1:0] grid_mem_r[GRID_RE];
 
-  assign grid_ready_w = !draining_r && ce_in_ready_w;
+  assign grid_ready_w = !draining_r && front_open_w && ce_in_ready_w;
+  assign grid_last_fire_w = grid_fire_w && grid_last_w;
   assign grid_fire_w = grid_valid_w && grid_ready_w;
 
   always_ff @(posedge clk) begin
@@ -145,10 +280,10 @@ module lte_baseband_top #(
   channel_estimator u_chest (
       .clk(clk),
       .rst_n(rst_n),
-      .cell_id_i(cell_id_w),
-      .subframe_i(subframe_w),
+      .cell_id_i(fe_cell_id_w),
+      .subframe_i(fe_subframe_w),
       .s_axis_tdata_i(grid_data_w),
-      .s_axis_tvalid_i(grid_valid_w && !draining_r),
+      .s_axis_tvalid_i(grid_valid_w && !draining_r && front_open_w),
       .s_axis_tready_o(ce_in_ready_w),
       .m_axis_tdata_o(h_data_w),
       .m_axis_tuser_o(h_n0_w),
@@ -202,9 +337,9 @@ module lte_baseband_top #(
     resource_demapper u_demap (
         .clk(clk),
         .rst_n(rst_n),
-        .cell_id_i(cell_id_w),
+        .cell_id_i(fe_cell_id_w),
         .cfi_i(cfi_w),
-        .subframe_i(subframe_w),
+        .subframe_i(fe_subframe_w),
         .rb_mask_i(rb_mask_w),
         .s_axis_tdata_i(dm_in_w[g]),
         .s_axis_tvalid_i(h_valid_w && others_in_ready_w),
@@ -243,14 +378,45 @@ module lte_baseband_top #(
       .m_axis_tlast_o(x_last_w)
   );
 
+  // ---------------------------------------------------------------- symbol FIFO
+  // {tlast, 1/N0, symbol} per beat. The back end takes a subframe's symbols only with its
+  // configuration in back_r, and none of the next subframe's before that is replaced.
+  localparam int SYM_W = 1 + LLR_SCALE_W + EQ_TDATA_W;
+  logic [SYM_W-1:0] sym_w;
+  logic sym_valid_w, sym_ready_w;
+  logic [EQ_TDATA_W-1:0] be_data_w;
+  logic [LLR_SCALE_W-1:0] be_scale_w;
+  logic be_valid_w, be_ready_w, be_last_w;
+
+  assign x_last_fire_w = x_valid_w && x_ready_w && x_last_w;
+
+  symbol_fifo #(
+      .DEPTH_LOG2(SYM_FIFO_LOG2),
+      .WIDTH(SYM_W)
+  ) u_sym_fifo (
+      .clk(clk),
+      .rst_n(rst_n),
+      .s_axis_tdata_i({x_last_w, x_scale_w, x_data_w}),
+      .s_axis_tvalid_i(x_valid_w),
+      .s_axis_tready_o(x_ready_w),
+      .m_axis_tdata_o(sym_w),
+      .m_axis_tvalid_o(sym_valid_w),
+      .m_axis_tready_i(sym_ready_w)
+  );
+
+  assign {be_last_w, be_scale_w, be_data_w} = sym_w;
+  assign be_valid_w = sym_valid_w && back_open_w;
+  assign sym_ready_w = be_ready_w && back_open_w;
+  assign be_last_fire_w = be_valid_w && be_ready_w && be_last_w;
+
   // ---------------------------------------------------------------- PDSCH back end
   pdsch_rx_backend #(
       .MAX_K(MAX_K)
   ) u_backend (
       .clk(clk),
       .rst_n(rst_n),
-      .cell_id_i(cell_id_w),
-      .subframe_i(subframe_w),
+      .cell_id_i(be_cell_id_w),
+      .subframe_i(be_subframe_w),
       .rnti_i(rnti_w),
       .modulation_i(modulation_w),
       .rv_i(rv_w),
@@ -265,11 +431,11 @@ module lte_baseband_top #(
       .cb_ncb_i(cb_ncb_w),
       .cb_f1_i(cb_f1_w),
       .cb_f2_i(cb_f2_w),
-      .s_axis_tdata_i(x_data_w),
-      .s_axis_tuser_i(x_scale_w),
-      .s_axis_tvalid_i(x_valid_w),
-      .s_axis_tready_o(x_ready_w),
-      .s_axis_tlast_i(x_last_w),
+      .s_axis_tdata_i(be_data_w),
+      .s_axis_tuser_i(be_scale_w),
+      .s_axis_tvalid_i(be_valid_w),
+      .s_axis_tready_o(be_ready_w),
+      .s_axis_tlast_i(be_last_w),
       .m_axis_tdata_o(m_axis_tdata_o),
       .m_axis_tuser_o(m_axis_tuser_o),
       .m_axis_tvalid_o(m_axis_tvalid_o),

@@ -2,8 +2,10 @@
 // Per-subframe configuration registers of the downlink receiver. A modem derives these from the
 // DCI and the tables of TS 36.213 7.1.7 (modulation, TBS), TS 36.212 5.1.2 (segmentation: C,
 // K_r, F), 5.1.4.1.2 (E_r, N_cb) and 5.1.3.2.3 (QPP f1, f2); here the controller (or the
-// testbench) writes them as 32-bit words before the subframe's first sample, and they must
-// hold until its transport block has left the receiver.
+// testbench) writes them as 32-bit words. lte_baseband_top commits them for one subframe with a
+// write of word 15 and keeps its own copy per subframe in flight, so the next subframe's words
+// can be written while one is decoded; read directly (pdsch_rx_backend's testbenches) they
+// must hold until the transport block has left the receiver.
 //
 // Word map (refmodels/vectors.py top_config_words writes the same layout):
 //   0: [8:0] N_ID^cell, [12:9] subframe, [14:13] CFI, [16:15] modulation_e, [18:17] rv,
@@ -15,6 +17,7 @@
 //   2: RB bitmap [31:0]   3: RB bitmap [49:32]
 //   4 + 4r: [12:0] K_r, [18:13] F_r      5 + 4r: [16:0] E_r
 //   6 + 4r: [14:0] N_cb,r                7 + 4r: [9:0] f1, [20:10] f2 of K_r
+//   15: commit (lte_baseband_top; no register here)
 // Code-block fields are packed with block r in bits [r*W +: W], r < CB_MAX (the package's).
 module lte_rx_config (
     input  logic                                     clk,

@@ -1,8 +1,9 @@
 `default_nettype none
 // One stream's HARQ soft buffers of the rate dematcher (the soft d stream of the inverse of
-// TS 36.212 5.1.4.1, kept per HARQ process, TS 36.321 5.3.2.2): a simple dual-port RAM, one
-// write and one registered read per cycle (the read word holds while re_i is low). A read of
-// the address written in the same cycle returns the old word.
+// TS 36.212 5.1.4.1, kept per HARQ process, TS 36.321 5.3.2.2), and the memory of the top's
+// symbol_fifo: a simple dual-port RAM, one write and one registered read per cycle (the read
+// word holds while re_i is low). A read of the address written in the same cycle returns the
+// old word.
 module soft_buffer_ram #(
     parameter int DEPTH = 1024,
     parameter int WIDTH = 8,
@@ -18,7 +19,8 @@ module soft_buffer_ram #(
     output logic [ WIDTH-1:0] rdata_o
 );
 
-  // Large memory: no reset (the rate dematcher clears a code block's words before new data).
+  // Large memory: no reset (the rate dematcher clears a code block's words before new data; the
+  // FIFO reads only words it wrote).
   logic [WIDTH-1:0] mem_r[DEPTH];
 
   always_ff @(posedge clk) begin

@@ -15,7 +15,7 @@ module tb_pdsch_rx_backend;
   localparam int MAX_RE = 8400;
   localparam int MAX_BYTES = 4096;
   localparam int MAX_CFG = 16;
-  localparam int LAST_PASS = 2;
+  int last_pass = 2;
 
   logic clk = 1'b0;
   logic rst_n = 1'b0;
@@ -71,7 +71,7 @@ module tb_pdsch_rx_backend;
   always #5 clk = ~clk;
 
   assign retx_in = (harq != 0) && (in_pass == 2);
-  assign s_tvalid = rst_n && (cfg_idx >= n_cfg) && gate_r && (in_pass <= LAST_PASS) &&
+  assign s_tvalid = rst_n && (cfg_idx >= n_cfg) && gate_r && (in_pass <= last_pass) &&
       (!retx_in || cfg_sel);
   assign s_tlast = (in_idx == n_re - 1);
 
