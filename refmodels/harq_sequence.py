@@ -172,6 +172,19 @@ def receive_sequence(
     return out
 
 
+def combined_rescues(receptions: list[tuple[int, bool, bool]]) -> int:
+    """Retransmissions that decode where their first transmission did not, over a sequence of
+    (process, new data, CRC ok) receptions."""
+    first_ok: dict[int, bool] = {}
+    rescues = 0
+    for process, new_data, crc_ok in receptions:
+        if new_data:
+            first_ok[process] = crc_ok
+        elif crc_ok and not first_ok[process]:
+            rescues += 1
+    return rescues
+
+
 CFG_WORDS = 16  # configuration words written per subframe (lte_rx_config's address space)
 
 
@@ -230,13 +243,7 @@ def write_sequence(
     write_hex(out / "seq_n_bytes.hex", np.array(n_bytes), 16)
     write_hex(out / "seq_crc_ok.hex", np.array(crc), 1)
     retx = [sf for sf in subframes if not sf.new_data]
-    first_ok: dict[int, bool] = {}
-    rescues = 0
-    for sf in subframes:
-        if sf.new_data:
-            first_ok[sf.dci.process] = sf.crc_ok
-        elif sf.crc_ok and not first_ok[sf.dci.process]:
-            rescues += 1
+    rescues = combined_rescues([(sf.dci.process, sf.new_data, sf.crc_ok) for sf in subframes])
     return SequenceVectors(
         seed=seed,
         n_subframes=n_subframes,
@@ -253,6 +260,7 @@ __all__ = [
     "SequenceSubframe",
     "SequenceVectors",
     "SubframeDci",
+    "combined_rescues",
     "receive_sequence",
     "schedule",
     "write_sequence",
