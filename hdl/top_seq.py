@@ -6,10 +6,10 @@ transport blocks interleaved) run by its own testbench, ``tb_lte_top_seq``, on
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from pydantic import BaseModel
 
+from silicon_agent.hdl.harq_seq import with_testbench, written_case
 from silicon_agent.hdl.registry import Block, Registry
 from silicon_agent.hdl.sim import VectorCase, VectorSet
 from silicon_agent.refmodels.top_sequence import (
@@ -26,19 +26,8 @@ _SF_LINE = re.compile(r"tb: sf=(\d+) tb_cycles=(\d+) tb_interval=(\d+)")
 
 
 def top_sequence_block(registry: Registry) -> Block:
-    """lte_baseband_top with the sequence testbench in place of its own (no trace streams:
-    the sequence testbench checks every byte itself)."""
-    top = registry.block("lte_baseband_top")
-    verification = top.verification
-    assert verification is not None
-    return top.model_copy(
-        update={
-            "verification": verification.model_copy(
-                update={"testbench": [TOP_SEQ_TESTBENCH], "top": TOP_SEQ_TB_TOP}
-            ),
-            "trace": None,
-        }
-    )
+    """lte_baseband_top with the sequence testbench in place of its own."""
+    return with_testbench(registry, "lte_baseband_top", TOP_SEQ_TESTBENCH, TOP_SEQ_TB_TOP)
 
 
 def top_sequence_case(
@@ -47,16 +36,7 @@ def top_sequence_case(
     """Write the sequence's vectors into ``vectors`` and describe the case."""
     out = vectors.root / "lte_baseband_top" / TOP_SEQ_CASE
     seq = write_top_sequence(out, seed, n_subframes)
-    for p in (out.parent, out):
-        p.chmod(0o755)
-    where = Path(out).resolve()
-    case = VectorCase(
-        block="lte_baseband_top",
-        case=TOP_SEQ_CASE,
-        directory=str(where),
-        plusargs=seq.plusargs(where),
-    )
-    return case, seq
+    return written_case(out, "lte_baseband_top", TOP_SEQ_CASE, seq.plusargs), seq
 
 
 class SubframeTiming(BaseModel):

@@ -172,9 +172,9 @@ def receive_sequence(
     return out
 
 
-def combined_rescues(receptions: list[tuple[int, bool, bool]]) -> int:
-    """Retransmissions that decode where their first transmission did not, over a sequence of
-    (process, new data, CRC ok) receptions."""
+def harq_figures(receptions: list[tuple[int, bool, bool]]) -> dict[str, int]:
+    """Over a sequence of (process, new data, CRC ok) receptions: the retransmissions, the
+    processes they were on, and those that decode where their first transmission did not."""
     first_ok: dict[int, bool] = {}
     rescues = 0
     for process, new_data, crc_ok in receptions:
@@ -182,7 +182,12 @@ def combined_rescues(receptions: list[tuple[int, bool, bool]]) -> int:
             first_ok[process] = crc_ok
         elif crc_ok and not first_ok[process]:
             rescues += 1
-    return rescues
+    retx = [process for process, new_data, _ in receptions if not new_data]
+    return {
+        "retransmissions": len(retx),
+        "processes_retransmitting": len(set(retx)),
+        "combined_rescues": rescues,
+    }
 
 
 CFG_WORDS = 16  # configuration words written per subframe (lte_rx_config's address space)
@@ -242,17 +247,13 @@ def write_sequence(
     write_hex(out / "seq_n_re.hex", np.array(n_re), 16)
     write_hex(out / "seq_n_bytes.hex", np.array(n_bytes), 16)
     write_hex(out / "seq_crc_ok.hex", np.array(crc), 1)
-    retx = [sf for sf in subframes if not sf.new_data]
-    rescues = combined_rescues([(sf.dci.process, sf.new_data, sf.crc_ok) for sf in subframes])
     return SequenceVectors(
         seed=seed,
         n_subframes=n_subframes,
         re_total=int(sum(n_re)),
         bytes_total=int(sum(n_bytes)),
-        retransmissions=len(retx),
-        processes_retransmitting=len({sf.dci.process for sf in retx}),
-        combined_rescues=rescues,
         dcis=dcis,
+        **harq_figures([(sf.dci.process, sf.new_data, sf.crc_ok) for sf in subframes]),
     )
 
 
@@ -260,7 +261,7 @@ __all__ = [
     "SequenceSubframe",
     "SequenceVectors",
     "SubframeDci",
-    "combined_rescues",
+    "harq_figures",
     "receive_sequence",
     "schedule",
     "write_sequence",

@@ -19,7 +19,7 @@ from silicon_agent.refmodels.harq import HarqEntity
 from silicon_agent.refmodels.harq_sequence import (
     CFG_WORDS,
     SubframeDci,
-    combined_rescues,
+    harq_figures,
     schedule,
 )
 from silicon_agent.refmodels.hexio import pack_iq, write_hex
@@ -138,20 +138,15 @@ def write_top_sequence(
     write_hex(out / "top_seq_tb_bytes.hex", np.concatenate([s.tb_bytes for s in subframes]), 8)
     write_hex(out / "top_seq_n_bytes.hex", np.array([s.tb_bytes.size for s in subframes]), 16)
     write_hex(out / "top_seq_crc_ok.hex", np.array([int(s.crc_ok) for s in subframes]), 1)
-    retx = [s for s in subframes if not s.new_data]
     return TopSequence(
         seed=seed,
         n_subframes=n_subframes,
         bytes_total=int(sum(s.tb_bytes.size for s in subframes)),
-        retransmissions=len(retx),
-        processes_retransmitting=len({s.dci.process for s in retx}),
-        combined_rescues=combined_rescues(
-            [(s.dci.process, s.new_data, s.crc_ok) for s in subframes]
-        ),
         dcis=dcis,
         snr_db=[s.snr_db for s in subframes],
         crc_ok=[s.crc_ok for s in subframes],
         new_data=[s.new_data for s in subframes],
+        **harq_figures([(s.dci.process, s.new_data, s.crc_ok) for s in subframes]),
     )
 
 
