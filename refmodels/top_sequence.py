@@ -21,6 +21,7 @@ from silicon_agent.refmodels.harq_sequence import (
     SubframeDci,
     harq_figures,
     schedule,
+    write_expected,
 )
 from silicon_agent.refmodels.hexio import pack_iq, write_hex
 from silicon_agent.refmodels.modulation import modulation_for_qm
@@ -132,16 +133,16 @@ def write_top_sequence(
     dcis = schedule(seed, n_subframes)
     subframes = transmit_sequence(dcis, seed, max_iters=max_iters)
     out.mkdir(parents=True, exist_ok=True)
-    write_hex(out / "top_seq_config.hex", np.concatenate([s.config for s in subframes]), 32)
+    write_hex(out / "seq_config.hex", np.concatenate([s.config for s in subframes]), 32)
     iq = [pack_iq(s.si, s.sq, IQ_SAMPLE.width) for s in subframes]
-    write_hex(out / "top_seq_iq.hex", np.concatenate(iq), 2 * IQ_SAMPLE.width)
-    write_hex(out / "top_seq_tb_bytes.hex", np.concatenate([s.tb_bytes for s in subframes]), 8)
-    write_hex(out / "top_seq_n_bytes.hex", np.array([s.tb_bytes.size for s in subframes]), 16)
-    write_hex(out / "top_seq_crc_ok.hex", np.array([int(s.crc_ok) for s in subframes]), 1)
+    write_hex(out / "seq_iq.hex", np.concatenate(iq), 2 * IQ_SAMPLE.width)
+    bytes_total = write_expected(
+        out, [s.tb_bytes for s in subframes], [s.crc_ok for s in subframes]
+    )
     return TopSequence(
         seed=seed,
         n_subframes=n_subframes,
-        bytes_total=int(sum(s.tb_bytes.size for s in subframes)),
+        bytes_total=bytes_total,
         dcis=dcis,
         snr_db=[s.snr_db for s in subframes],
         crc_ok=[s.crc_ok for s in subframes],

@@ -28,16 +28,7 @@ module tb_lte_top_seq;
 
   logic [31:0] cfg_words[MAX_SF*CFG_WORDS];
   logic [IQ_TDATA_W-1:0] stim_iq[MAX_SF*N_IQ];
-  logic [7:0] exp_byte[MAX_BYTES];
-  logic [15:0] sf_bytes[MAX_SF];
-  logic sf_crc[MAX_SF];
 
-  int sf = 0;  // the subframe in flight
-  int cfg_idx = 0;
-  int in_idx = 0;  // within the subframe
-  logic in_done = 1'b0;
-  int out_idx = 0;
-  int out_base = 0;
   longint cycle = 0;
   longint limit = 0;
   longint start_cycle = 0;
@@ -53,7 +44,7 @@ module tb_lte_top_seq;
   logic s_tvalid, s_tready;
   logic [7:0] m_tdata;
   logic m_tuser, m_tvalid, m_tlast;
-  logic [7:0] exp_now;
+  `include "tb_seq_bytes.svh"
 
   assign cfg_we = rst_n && (cfg_idx < CFG_WORDS) && (sf < n_sf);
   assign cfg_addr = cfg_idx[3:0];
@@ -77,7 +68,6 @@ module tb_lte_top_seq;
   always #5 clk = ~clk;
 
   assign s_tvalid = rst_n && (sf < n_sf) && (cfg_idx >= CFG_WORDS) && !in_done && gate_r;
-  assign exp_now = exp_byte[(out_base+out_idx)%MAX_BYTES];
 
   initial begin
     if (!$value$plusargs("VECTORS=%s", dir)) $fatal(1, "tb: +VECTORS=<dir> missing");
@@ -87,11 +77,9 @@ module tb_lte_top_seq;
     full_rate = $test$plusargs("FULL_RATE") != 0;
     if (n_sf < 1 || n_sf > MAX_SF || bytes_total < 1 || bytes_total > MAX_BYTES)
       $fatal(1, "tb: case out of range for the harness");
-    $readmemh({dir, "/top_seq_config.hex"}, cfg_words, 0, n_sf * CFG_WORDS - 1);
-    $readmemh({dir, "/top_seq_iq.hex"}, stim_iq, 0, n_sf * N_IQ - 1);
-    $readmemh({dir, "/top_seq_tb_bytes.hex"}, exp_byte, 0, bytes_total - 1);
-    $readmemh({dir, "/top_seq_n_bytes.hex"}, sf_bytes, 0, n_sf - 1);
-    $readmemh({dir, "/top_seq_crc_ok.hex"}, sf_crc, 0, n_sf - 1);
+    $readmemh({dir, "/seq_config.hex"}, cfg_words, 0, n_sf * CFG_WORDS - 1);
+    $readmemh({dir, "/seq_iq.hex"}, stim_iq, 0, n_sf * N_IQ - 1);
+    `TB_SEQ_READ
     // Per subframe: FFT (5120 cycles a symbol), estimation, demapping and up to 8 turbo
     // iterations of 2 code blocks, with gaps.
     limit = 3 * longint'(n_sf) * (14 * 5200 + 3 * 8400 + 2 * 40 * 6200);
@@ -108,30 +96,13 @@ module tb_lte_top_seq;
         in_idx <= in_idx + 1;
         if (in_idx == N_IQ - 1) in_done <= 1'b1;
       end
-      if (m_tvalid && ready_r) begin
-        samples = samples + 1;
-        `TB_MISMATCH_IF(sf >= n_sf || m_tdata !== exp_now, "m_axis_tdata_o", exp_now, m_tdata)
-        `TB_EXPECT("m_axis_tlast_o", out_idx == int'(sf_bytes[sf%MAX_SF]) - 1, m_tlast)
-        `TB_MISMATCH_IF(m_tlast && m_tuser !== sf_crc[sf%MAX_SF], "m_axis_tuser_o",
-                        sf_crc[sf%MAX_SF], m_tuser)
-        out_idx <= out_idx + 1;
-        if (out_idx + 1 == int'(sf_bytes[sf%MAX_SF])) begin
-          // First input beat to CRC verdict out, and CRC to CRC (read by the sequence's test).
-          $display("tb: sf=%0d tb_cycles=%0d tb_interval=%0d", sf, cycle - start_cycle + 1,
-                   cycle - end_cycle);
-          end_cycle <= cycle;
-          out_idx <= 0;
-          out_base <= out_base + out_idx + 1;
-          in_idx <= 0;
-          in_done <= 1'b0;
-          cfg_idx <= 0;
-          sf <= sf + 1;
-          if (sf + 1 == n_sf) begin
-            $display("tb: seq_cycles=%0d", cycle);
-            `TB_FINISH
-          end
-        end
+      if (`TB_SEQ_LAST) begin
+        // First input beat to CRC verdict out, and CRC to CRC (read by hdl/top_seq.py).
+        $display("tb: sf=%0d tb_cycles=%0d tb_interval=%0d", sf, cycle - start_cycle + 1,
+                 cycle - end_cycle);
+        end_cycle <= cycle;
       end
+      `TB_SEQ_BYTES
     end
     `TB_HANDSHAKE(full_rate)
     `TB_WATCHDOG(limit, bytes_total, out_base + out_idx)

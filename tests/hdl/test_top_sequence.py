@@ -66,7 +66,7 @@ def _retransmissions_alone(case: VectorCase, seq: TopSequence) -> VectorCase:
     copy = src.parent / f"{src.name}-alone-{uuid.uuid4().hex[:8]}"
     shutil.copytree(src, copy)
     copy.chmod(0o755)
-    path = copy / "top_seq_config.hex"
+    path = copy / "seq_config.hex"
     words = path.read_text().split()
     retx = [i for i, new in enumerate(seq.new_data) if not new]
     for i in retx:
