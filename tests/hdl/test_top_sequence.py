@@ -34,7 +34,6 @@ def top_sequence(workspace: Workspace) -> Iterator[tuple[VectorCase, TopSequence
         vs.close()
 
 
-@pytest.mark.slow
 def test_sequence_covers_the_receiver(top_sequence: tuple[VectorCase, TopSequence]) -> None:
     _, seq = top_sequence
     assert seq.n_subframes >= 10
