@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from silicon_agent.hdl.mutations import SEQUENCE_CASE
@@ -17,20 +18,33 @@ SEQ_SEED = 19
 SEQ_SUBFRAMES = 10
 
 
-def sequence_block(registry: Registry) -> Block:
-    """pdsch_rx_backend with the sequence testbench in place of its own (no trace streams:
-    the sequence testbench checks every byte itself)."""
-    backend = registry.block("pdsch_rx_backend")
-    verification = backend.verification
+def with_testbench(registry: Registry, name: str, testbench: str, top: str) -> Block:
+    """Block ``name`` with another testbench in place of its own (no trace streams: a sequence
+    testbench checks every byte itself)."""
+    block = registry.block(name)
+    verification = block.verification
     assert verification is not None
-    return backend.model_copy(
+    return block.model_copy(
         update={
-            "verification": verification.model_copy(
-                update={"testbench": [SEQ_TESTBENCH], "top": SEQ_TB_TOP}
-            ),
+            "verification": verification.model_copy(update={"testbench": [testbench], "top": top}),
             "trace": None,
         }
     )
+
+
+def sequence_block(registry: Registry) -> Block:
+    """pdsch_rx_backend with the sequence testbench in place of its own."""
+    return with_testbench(registry, "pdsch_rx_backend", SEQ_TESTBENCH, SEQ_TB_TOP)
+
+
+def written_case(
+    out: Path, block: str, case: str, plusargs: Callable[[Path], list[str]]
+) -> VectorCase:
+    """Describe the case whose vectors were written to ``out`` (readable by the simulators)."""
+    for p in (out.parent, out):
+        p.chmod(0o755)
+    where = out.resolve()
+    return VectorCase(block=block, case=case, directory=str(where), plusargs=plusargs(where))
 
 
 def sequence_case(
@@ -39,13 +53,4 @@ def sequence_case(
     """Write the sequence's vectors into ``vectors`` and describe the case."""
     out = vectors.root / "pdsch_rx_backend" / SEQUENCE_CASE
     seq = write_sequence(out, seed, n_subframes)
-    for p in (out.parent, out):
-        p.chmod(0o755)
-    where = Path(out).resolve()
-    case = VectorCase(
-        block="pdsch_rx_backend",
-        case=SEQUENCE_CASE,
-        directory=str(where),
-        plusargs=seq.plusargs(where),
-    )
-    return case, seq
+    return written_case(out, "pdsch_rx_backend", SEQUENCE_CASE, seq.plusargs), seq

@@ -172,6 +172,33 @@ def receive_sequence(
     return out
 
 
+def harq_figures(receptions: list[tuple[int, bool, bool]]) -> dict[str, int]:
+    """Over a sequence of (process, new data, CRC ok) receptions: the retransmissions, the
+    processes they were on, and those that decode where their first transmission did not."""
+    first_ok: dict[int, bool] = {}
+    rescues = 0
+    for process, new_data, crc_ok in receptions:
+        if new_data:
+            first_ok[process] = crc_ok
+        elif crc_ok and not first_ok[process]:
+            rescues += 1
+    retx = [process for process, new_data, _ in receptions if not new_data]
+    return {
+        "retransmissions": len(retx),
+        "processes_retransmitting": len(set(retx)),
+        "combined_rescues": rescues,
+    }
+
+
+def write_expected(out: Path, tb_bytes: list[np.ndarray], crc_ok: list[bool]) -> int:
+    """The expected side of a sequence testbench (hdl/tb/tb_seq_bytes.svh): every subframe's
+    transport-block bytes, their count and CRC verdict. Returns the bytes in all."""
+    write_hex(out / "seq_tb_bytes.hex", np.concatenate(tb_bytes), 8)
+    write_hex(out / "seq_n_bytes.hex", np.array([b.size for b in tb_bytes]), 16)
+    write_hex(out / "seq_crc_ok.hex", np.array(crc_ok, np.int64), 1)
+    return int(sum(b.size for b in tb_bytes))
+
+
 CFG_WORDS = 16  # configuration words written per subframe (lte_rx_config's address space)
 
 
@@ -206,7 +233,7 @@ def write_sequence(
 
     dcis = schedule(seed, n_subframes)
     subframes = receive_sequence(dcis, seed, max_iters=max_iters)
-    cfg, n_re, n_bytes, crc = [], [], [], []
+    cfg, n_re = [], []
     for sf in subframes:
         d = sf.dci
         cell = CellConfig(n_cell_id=1, subframe=d.subframe, n_rnti=d.rnti)
@@ -216,8 +243,6 @@ def write_sequence(
         )
         cfg.append(np.pad(words, (0, CFG_WORDS - words.size)))
         n_re.append(sf.eq_i.size)
-        n_bytes.append(sf.tb_bytes.size)
-        crc.append(int(sf.crc_ok))
     out.mkdir(parents=True, exist_ok=True)
     write_hex(out / "seq_config.hex", np.concatenate(cfg), 32)
     iq = [pack_iq(sf.eq_i, sf.eq_q, EQ_OUT.width) for sf in subframes]
@@ -225,27 +250,17 @@ def write_sequence(
     write_hex(
         out / "seq_llr_scale.hex", np.concatenate([sf.scale for sf in subframes]), NOISE_SCALE.width
     )
-    write_hex(out / "seq_tb_bytes.hex", np.concatenate([sf.tb_bytes for sf in subframes]), 8)
     write_hex(out / "seq_n_re.hex", np.array(n_re), 16)
-    write_hex(out / "seq_n_bytes.hex", np.array(n_bytes), 16)
-    write_hex(out / "seq_crc_ok.hex", np.array(crc), 1)
-    retx = [sf for sf in subframes if not sf.new_data]
-    first_ok: dict[int, bool] = {}
-    rescues = 0
-    for sf in subframes:
-        if sf.new_data:
-            first_ok[sf.dci.process] = sf.crc_ok
-        elif sf.crc_ok and not first_ok[sf.dci.process]:
-            rescues += 1
+    bytes_total = write_expected(
+        out, [sf.tb_bytes for sf in subframes], [sf.crc_ok for sf in subframes]
+    )
     return SequenceVectors(
         seed=seed,
         n_subframes=n_subframes,
         re_total=int(sum(n_re)),
-        bytes_total=int(sum(n_bytes)),
-        retransmissions=len(retx),
-        processes_retransmitting=len({sf.dci.process for sf in retx}),
-        combined_rescues=rescues,
+        bytes_total=bytes_total,
         dcis=dcis,
+        **harq_figures([(sf.dci.process, sf.new_data, sf.crc_ok) for sf in subframes]),
     )
 
 
@@ -253,7 +268,9 @@ __all__ = [
     "SequenceSubframe",
     "SequenceVectors",
     "SubframeDci",
+    "harq_figures",
     "receive_sequence",
     "schedule",
+    "write_expected",
     "write_sequence",
 ]

@@ -27,18 +27,9 @@ module tb_pdsch_rx_seq;
   logic [31:0] cfg_words[MAX_SF*CFG_WORDS];
   logic [EQ_TDATA_W-1:0] stim_iq[MAX_RE];
   logic [LLR_SCALE_W-1:0] stim_scale[MAX_RE];
-  logic [7:0] exp_byte[MAX_BYTES];
   logic [15:0] sf_re[MAX_SF];
-  logic [15:0] sf_bytes[MAX_SF];
-  logic sf_crc[MAX_SF];
 
-  int sf = 0;  // the subframe in flight
-  int cfg_idx = 0;
-  int in_idx = 0;  // within the subframe
   int in_base = 0;
-  logic in_done = 1'b0;
-  int out_idx = 0;
-  int out_base = 0;
   longint cycle = 0;
   longint limit = 0;
   int errors = 0;
@@ -47,8 +38,7 @@ module tb_pdsch_rx_seq;
   logic gate_r = 1'b0;
   logic ready_r = 1'b0;
 
-  logic [7:0] exp_now;
-
+  `include "tb_seq_bytes.svh"
   `define TB_BE_CFG_WDATA cfg_words[(sf*CFG_WORDS+cfg_idx)%(MAX_SF*CFG_WORDS)]
   `define TB_BE_IQ stim_iq[(in_base+in_idx)%MAX_RE]
   `define TB_BE_SCALE stim_scale[(in_base+in_idx)%MAX_RE]
@@ -63,7 +53,6 @@ module tb_pdsch_rx_seq;
 
   assign s_tvalid = rst_n && (sf < n_sf) && (cfg_idx >= CFG_WORDS) && !in_done && gate_r;
   assign s_tlast = (in_idx == int'(sf_re[sf%MAX_SF]) - 1);
-  assign exp_now = exp_byte[(out_base+out_idx)%MAX_BYTES];
 
   initial begin
     if (!$value$plusargs("VECTORS=%s", dir)) $fatal(1, "tb: +VECTORS=<dir> missing");
@@ -77,10 +66,8 @@ module tb_pdsch_rx_seq;
     $readmemh({dir, "/seq_config.hex"}, cfg_words, 0, n_sf * CFG_WORDS - 1);
     $readmemh({dir, "/seq_eq_iq.hex"}, stim_iq, 0, re_total - 1);
     $readmemh({dir, "/seq_llr_scale.hex"}, stim_scale, 0, re_total - 1);
-    $readmemh({dir, "/seq_tb_bytes.hex"}, exp_byte, 0, bytes_total - 1);
     $readmemh({dir, "/seq_n_re.hex"}, sf_re, 0, n_sf - 1);
-    $readmemh({dir, "/seq_n_bytes.hex"}, sf_bytes, 0, n_sf - 1);
-    $readmemh({dir, "/seq_crc_ok.hex"}, sf_crc, 0, n_sf - 1);
+    `TB_SEQ_READ
     // Demapping and rate dematching with gaps, up to 8 turbo iterations of 2 code blocks.
     limit = 3 * (8 * longint'(re_total) + longint'(n_sf) * 2 * 40 * 6200);
     seed = int'($urandom(seed));
@@ -95,28 +82,11 @@ module tb_pdsch_rx_seq;
         in_idx <= in_idx + 1;
         if (s_tlast) in_done <= 1'b1;
       end
-      if (m_tvalid && ready_r) begin
-        samples = samples + 1;
-        `TB_MISMATCH_IF(sf >= n_sf || m_tdata !== exp_now, "m_axis_tdata_o", exp_now, m_tdata)
-        `TB_EXPECT("m_axis_tlast_o", out_idx == int'(sf_bytes[sf%MAX_SF]) - 1, m_tlast)
-        `TB_MISMATCH_IF(m_tlast && m_tuser !== sf_crc[sf%MAX_SF], "m_axis_tuser_o",
-                        sf_crc[sf%MAX_SF], m_tuser)
-        out_idx <= out_idx + 1;
-        if (out_idx + 1 == int'(sf_bytes[sf%MAX_SF])) begin
-          $display("tb: subframe %0d out at cycle %0d", sf, cycle);
-          out_idx <= 0;
-          out_base <= out_base + out_idx + 1;
-          in_base <= in_base + int'(sf_re[sf%MAX_SF]);
-          in_idx <= 0;
-          in_done <= 1'b0;
-          cfg_idx <= 0;
-          sf <= sf + 1;
-          if (sf + 1 == n_sf) begin
-            $display("tb: seq_cycles=%0d", cycle);
-            `TB_FINISH
-          end
-        end
+      if (`TB_SEQ_LAST) begin
+        $display("tb: subframe %0d out at cycle %0d", sf, cycle);
+        in_base <= in_base + int'(sf_re[sf%MAX_SF]);
       end
+      `TB_SEQ_BYTES
     end
     `TB_HANDSHAKE(1'b0)
     `TB_WATCHDOG(limit, bytes_total, out_base + out_idx)
