@@ -199,9 +199,6 @@ def write_expected(out: Path, tb_bytes: list[np.ndarray], crc_ok: list[bool]) ->
     return int(sum(b.size for b in tb_bytes))
 
 
-CFG_WORDS = 16  # configuration words written per subframe (lte_rx_config's address space)
-
-
 class SequenceVectors(BaseModel):
     """What ``write_sequence`` wrote: the testbench's plusargs and the sequence's figures."""
 
@@ -227,9 +224,9 @@ def write_sequence(
     out: Path, seed: int, n_subframes: int = 12, max_iters: int = 4
 ) -> SequenceVectors:
     """Write the sequence's vectors for tb_pdsch_rx_seq under ``out``: per subframe the
-    lte_rx_config words (CFG_WORDS, zero-padded), its equalised symbols and 1/N0, its expected
+    lte_rx_config words (TOP_CFG_WORDS, zero-padded), its equalised symbols and 1/N0, its expected
     transport-block bytes and CRC verdict (refmodels.vectors.top_config_words layout)."""
-    from silicon_agent.refmodels.vectors import top_config_words
+    from silicon_agent.refmodels.vectors import TOP_CFG_WORDS, top_config_words
 
     dcis = schedule(seed, n_subframes)
     subframes = receive_sequence(dcis, seed, max_iters=max_iters)
@@ -241,7 +238,7 @@ def write_sequence(
         words = top_config_words(
             cell, prbs, d.qm, d.tbs, sf.plan, max_iters, ndi=d.ndi, harq_id=d.process
         )
-        cfg.append(np.pad(words, (0, CFG_WORDS - words.size)))
+        cfg.append(np.pad(words, (0, TOP_CFG_WORDS - words.size)))
         n_re.append(sf.eq_i.size)
     out.mkdir(parents=True, exist_ok=True)
     write_hex(out / "seq_config.hex", np.concatenate(cfg), 32)

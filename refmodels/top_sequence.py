@@ -17,7 +17,6 @@ from silicon_agent.refmodels.dl_sch_encoder import encode_dl_sch
 from silicon_agent.refmodels.fixed_point import IQ_SAMPLE
 from silicon_agent.refmodels.harq import HarqEntity
 from silicon_agent.refmodels.harq_sequence import (
-    CFG_WORDS,
     SubframeDci,
     harq_figures,
     schedule,
@@ -26,7 +25,7 @@ from silicon_agent.refmodels.harq_sequence import (
 from silicon_agent.refmodels.hexio import pack_iq, write_hex
 from silicon_agent.refmodels.modulation import modulation_for_qm
 from silicon_agent.refmodels.resource_grid import pdsch_capacity
-from silicon_agent.refmodels.vectors import _receive_subframe, top_config_words
+from silicon_agent.refmodels.vectors import TOP_CFG_WORDS, _receive_subframe, top_config_words
 
 N_IQ = 15360  # samples per subframe at 15.36 Msps
 TOP_SEQ_SEED = 19
@@ -88,7 +87,7 @@ def transmit_sequence(
             TopSubframe(
                 dci=dci,
                 snr_db=snr,
-                config=np.pad(words, (0, CFG_WORDS - words.size)),
+                config=np.pad(words, (0, TOP_CFG_WORDS - words.size)),
                 si=rx.si,
                 sq=rx.sq,
                 new_data=got.new_data,
@@ -128,7 +127,7 @@ def write_top_sequence(
     max_iters: int = TOP_SEQ_ITERS,
 ) -> TopSequence:
     """Write the sequence's vectors for tb_lte_top_seq under ``out``: per subframe the
-    lte_rx_config words (CFG_WORDS, zero-padded), its 15360 IQ samples, its expected bytes and
+    lte_rx_config words (TOP_CFG_WORDS, zero-padded), its 15360 IQ samples, its expected bytes and
     CRC verdict."""
     dcis = schedule(seed, n_subframes)
     subframes = transmit_sequence(dcis, seed, max_iters=max_iters)
