@@ -74,6 +74,18 @@ def test_the_generated_module_reads_only_dut_ports(tmp_path: Path) -> None:
     (tmp_path / "other").mkdir()
     other = Workspace.open(tmp_path / "other")
     assert tj.module_name(other, SPEC, "tb_top") != name
+    # Another case's expected beats: the same monitor, so the same build.
+    case2 = SPEC.model_copy(update={"expected": "case2/exp.json"})
+    assert tj.module_file(ws, case2, "tb_top", bind=True) == (path, name)
+    wider = SPEC.model_copy(
+        update={
+            "streams": [
+                *SPEC.streams,
+                SPEC.streams[0].model_copy(update={"name": "n", "data": "e"}),
+            ]
+        }
+    )
+    assert tj.module_name(ws, wider, "tb_top") != name
 
 
 @pytest.mark.parametrize(
