@@ -216,8 +216,8 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
         "turbo_decoder",
         "boundary alpha handed over from the other decoder",
         "hdl/rtl/turbo_decoder.sv",
-        ": a_bnd_r[!dec2_r][s*SM_W+:SM_W]);",
-        ": a_bnd_r[dec2_r][s*SM_W+:SM_W]);",
+        ": a_bnd_r[!p1_dec2_r][s*SM_W+:SM_W]);",
+        ": a_bnd_r[p1_dec2_r][s*SM_W+:SM_W]);",
     ),
     (
         "turbo_decoder",

@@ -2,7 +2,8 @@
 figures (cells, area, worst setup slack at the registry's clock) into ``hdl/README.md``.
 
 ``python -m silicon_agent.hdl.synth_table`` rewrites the table between the SYNTH-TABLE markers;
-``--print`` only prints it.
+``--print`` only prints it; ``--only a,b`` re-synthesises just those blocks and replaces their
+rows, keeping the others as they stand.
 """
 
 from __future__ import annotations
@@ -82,31 +83,66 @@ def render(rows: list[SynthRow], period_ns: float) -> str:
         "| block | status | cells | area (um^2) | worst setup slack (ns) | Fmax (MHz) | params |",
         "| --- | --- | ---: | ---: | ---: | ---: | --- |",
     ]
-    for r in rows:
-
-        def f(v: float | int | None, fmt: str) -> str:
-            return "-" if v is None else format(v, fmt)
-
-        params = ", ".join(f"{k}={v}" for k, v in r.params.items()) or "default"
-        lines.append(
-            f"| {r.block} | {r.status} | {f(r.cells, 'd')} | {f(r.area_um2, '.0f')} | "
-            f"{f(r.slack_ns, '.2f')} | {f(r.fmax_mhz, '.0f')} | {params} |"
-        )
+    lines.extend(render_row(r) for r in rows)
     lines.append(END)
     return "\n".join(lines)
+
+
+def render_row(r: SynthRow) -> str:
+    def f(v: float | int | None, fmt: str) -> str:
+        return "-" if v is None else format(v, fmt)
+
+    params = ", ".join(f"{k}={v}" for k, v in r.params.items()) or "default"
+    return (
+        f"| {r.block} | {r.status} | {f(r.cells, 'd')} | {f(r.area_um2, '.0f')} | "
+        f"{f(r.slack_ns, '.2f')} | {f(r.fmax_mhz, '.0f')} | {params} |"
+    )
+
+
+def _table_span(text: str) -> tuple[int, int]:
+    return text.index(BEGIN), text.index(END) + len(END)
 
 
 def write_table(table: str) -> None:
     readme = HDL_DIR / "README.md"
     text = readme.read_text()
-    start, stop = text.index(BEGIN), text.index(END) + len(END)
+    start, stop = _table_span(text)
     readme.write_text(text[:start] + table + text[stop:])
 
 
-async def main_async(print_only: bool) -> int:
+def merge_rows(table: str, fresh: list[str]) -> str:
+    """The table with each block's row replaced by its fresh row (matched on the block
+    column); a fresh row whose block the table lacks is an error, not an append, so that the
+    order stays the registry's."""
+    lines = table.splitlines()
+    for row in fresh:
+        key = row.split("|")[1]
+        at = [
+            i for i, line in enumerate(lines) if line.startswith("|") and line.split("|")[1] == key
+        ]
+        if len(at) != 1:
+            raise ValueError(f"block {key.strip()!r} has {len(at)} rows in the table, not 1")
+        lines[at[0]] = row
+    return "\n".join(lines)
+
+
+async def main_async(print_only: bool, only: list[str] | None = None) -> int:
     reg = load_registry()
-    rows = [await synth_block(b, reg.clock_period_ns) for b in reg.verified()]
-    table = render(rows, reg.clock_period_ns)
+    blocks = reg.verified()
+    if only:
+        names = {b.name for b in blocks}
+        unknown = sorted(set(only) - names)
+        if unknown:
+            print(f"--only: not a verified block: {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        blocks = [b for b in blocks if b.name in only]
+    rows = [await synth_block(b, reg.clock_period_ns) for b in blocks]
+    if only:
+        text = (HDL_DIR / "README.md").read_text()
+        start, stop = _table_span(text)
+        table = merge_rows(text[start:stop], [render_row(r) for r in rows])
+    else:
+        table = render(rows, reg.clock_period_ns)
     print(table)
     if not print_only:
         write_table(table)
@@ -116,7 +152,14 @@ async def main_async(print_only: bool) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m silicon_agent.hdl.synth_table")
     ap.add_argument("--print", action="store_true", help="print only, do not edit README.md")
-    sys.exit(asyncio.run(main_async(ap.parse_args().print)))
+    ap.add_argument(
+        "--only",
+        metavar="NAME[,NAME...]",
+        help="re-synthesise just these blocks and replace their rows, keeping the others",
+    )
+    args = ap.parse_args()
+    only = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
+    sys.exit(asyncio.run(main_async(args.print, only)))
 
 
 if __name__ == "__main__":
