@@ -221,6 +221,13 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "turbo_decoder",
+        "next half iteration reads before the pipeline's last extrinsic writes land",
+        "hdl/rtl/turbo_decoder.sv",
+        "localparam int GAP_CYCLES = 2;",
+        "localparam int GAP_CYCLES = 1;",
+    ),
+    (
+        "turbo_decoder",
         "forward pass one trellis step short",
         "hdl/rtl/turbo_decoder.sv",
         "(j_r == m_w + OFF_TWO);",
