@@ -216,8 +216,15 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
         "turbo_decoder",
         "boundary alpha handed over from the other decoder",
         "hdl/rtl/turbo_decoder.sv",
-        ": a_bnd_r[!dec2_r][s*SM_W+:SM_W]);",
-        ": a_bnd_r[dec2_r][s*SM_W+:SM_W]);",
+        ": a_bnd_r[!p1_dec2_r][s*SM_W+:SM_W]);",
+        ": a_bnd_r[p1_dec2_r][s*SM_W+:SM_W]);",
+    ),
+    (
+        "turbo_decoder",
+        "next half iteration reads before the pipeline's last extrinsic writes land",
+        "hdl/rtl/turbo_decoder.sv",
+        "localparam int GAP_CYCLES = 2;",
+        "localparam int GAP_CYCLES = 1;",
     ),
     (
         "turbo_decoder",

@@ -2,13 +2,17 @@
 figures (cells, area, worst setup slack at the registry's clock) into ``hdl/README.md``.
 
 ``python -m silicon_agent.hdl.synth_table`` rewrites the table between the SYNTH-TABLE markers;
-``--print`` only prints it.
+``--print`` only prints it; ``--only a,b`` re-synthesises just those blocks and replaces their
+rows, keeping the others as they stand; ``--memory-bits`` only measures every block's memory
+bits (an elaboration, no synthesis) into the rows as they stand.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import re
 import sys
 
 from pydantic import BaseModel
@@ -45,6 +49,46 @@ class SynthRow(BaseModel):
     fmax_mhz: float | None
     params: dict[str, int]
     library: str | None
+    memory_bits: int | None = None  # inferred memories at the default (full-size) parameters
+
+
+async def memory_bits(block: Block, timeout_s: float = 600.0) -> int | None:
+    """The bits the block's inferred memories hold at its default parameters, as Yosys counts
+    them after elaboration (``proc; flatten; stat``, before any memory pass turns them into
+    cells or flip-flops). None when Yosys is missing or fails."""
+    from silicon_agent.servers.core.runner import run_process
+    from silicon_agent.servers.openlane.yosys_tool import WASM_LIMITS, find_yosys, warm_up
+
+    ws = Workspace.open(REPO)
+    yosys = find_yosys()
+    if yosys is None or not yosys.has_slang:
+        return None
+    if yosys.flavor == "yowasp":
+        await warm_up(ws, yosys)
+    scratch = ws.new_scratch("membits")
+    out = ws.relative(scratch)
+    script = [
+        f"read_slang -j 1 --ignore-assertions --top {block.name} {' '.join(block.rtl)}",
+        f"hierarchy -top {block.name}",
+        "proc",
+        "flatten",
+        f"tee -q -o {out}/stat.json stat -json",
+    ]
+    (scratch / "mem.ys").write_text("\n".join(script) + "\n")
+    outcome = await run_process(
+        [*yosys.argv, "-q", "-s", f"{out}/mem.ys"],
+        cwd=ws.root,
+        scratch=scratch,
+        readable=[ws.root, *([yosys.cache_dir] if yosys.cache_dir else [])],
+        timeout_s=timeout_s,
+        env=yosys.env,
+        limits=WASM_LIMITS,
+    )
+    stat = scratch / "stat.json"
+    if outcome.exit_code != 0 or not stat.is_file():
+        return None
+    bits = json.loads(stat.read_text()).get("design", {}).get("num_memory_bits")
+    return bits if isinstance(bits, int) else None
 
 
 async def synth_block(block: Block, period_ns: float) -> SynthRow:
@@ -69,7 +113,15 @@ async def synth_block(block: Block, period_ns: float) -> SynthRow:
         fmax_mhz=res.fmax_mhz,
         params=params,
         library=res.library.name if res.library else None,
+        memory_bits=await memory_bits(block),
     )
+
+
+HEADER = (
+    "| block | status | cells | area (um^2) | worst setup slack (ns) | Fmax (MHz) | params "
+    "| memory bits |"
+)
+_LIBRARY = re.compile(r"library: ([^ ,(]+)")
 
 
 def render(rows: list[SynthRow], period_ns: float) -> str:
@@ -77,35 +129,113 @@ def render(rows: list[SynthRow], period_ns: float) -> str:
     lines = [
         BEGIN,
         f"Clock {period_ns:g} ns (100 MHz); library: {', '.join(libs) or 'n/a'} "
-        "(the openlane server's stand-in when sky130 is not installed).",
+        "(the openlane server's stand-in when sky130 is not installed). Memory bits: the "
+        "inferred memories at the block's default parameters, as Yosys elaborates them.",
         "",
-        "| block | status | cells | area (um^2) | worst setup slack (ns) | Fmax (MHz) | params |",
-        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+        HEADER,
+        "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: |",
     ]
-    for r in rows:
-
-        def f(v: float | int | None, fmt: str) -> str:
-            return "-" if v is None else format(v, fmt)
-
-        params = ", ".join(f"{k}={v}" for k, v in r.params.items()) or "default"
-        lines.append(
-            f"| {r.block} | {r.status} | {f(r.cells, 'd')} | {f(r.area_um2, '.0f')} | "
-            f"{f(r.slack_ns, '.2f')} | {f(r.fmax_mhz, '.0f')} | {params} |"
-        )
+    lines.extend(render_row(r) for r in rows)
     lines.append(END)
     return "\n".join(lines)
+
+
+def render_row(r: SynthRow) -> str:
+    def f(v: float | int | None, fmt: str) -> str:
+        return "-" if v is None else format(v, fmt)
+
+    params = ", ".join(f"{k}={v}" for k, v in r.params.items()) or "default"
+    return (
+        f"| {r.block} | {r.status} | {f(r.cells, 'd')} | {f(r.area_um2, '.0f')} | "
+        f"{f(r.slack_ns, '.2f')} | {f(r.fmax_mhz, '.0f')} | {params} | {f(r.memory_bits, 'd')} |"
+    )
+
+
+def parse_table(table: str) -> list[SynthRow]:
+    """The rows of a rendered table (with or without the memory bits column)."""
+    found = _LIBRARY.search(table)
+    library = found[1] if found else None
+    rows = []
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("| ") or cells[0] == "block" or cells[0].startswith("---"):
+            continue
+
+        def num(text: str) -> float | None:
+            return None if text == "-" else float(text)
+
+        params = {}
+        if cells[6] != "default":
+            params = {k.strip(): int(v) for k, v in (p.split("=") for p in cells[6].split(","))}
+        cells_n, area, slack, fmax = (num(c) for c in cells[2:6])
+        bits = num(cells[7]) if len(cells) > 7 else None
+        rows.append(
+            SynthRow(
+                block=cells[0],
+                status=cells[1],
+                cells=None if cells_n is None else int(cells_n),
+                area_um2=area,
+                slack_ns=slack,
+                fmax_mhz=fmax,
+                params=params,
+                library=library,
+                memory_bits=None if bits is None else int(bits),
+            )
+        )
+    return rows
+
+
+def merge_rows(rows: list[SynthRow], fresh: list[SynthRow]) -> list[SynthRow]:
+    """The rows with each fresh row in place of its block's; a fresh row whose block the table
+    lacks is an error, not an append, so that the order stays the registry's."""
+    merged = list(rows)
+    for row in fresh:
+        at = [i for i, r in enumerate(merged) if r.block == row.block]
+        if len(at) != 1:
+            raise ValueError(f"block {row.block!r} has {len(at)} rows in the table, not 1")
+        merged[at[0]] = row
+    return merged
+
+
+def _table_span(text: str) -> tuple[int, int]:
+    return text.index(BEGIN), text.index(END) + len(END)
+
+
+def read_table() -> list[SynthRow]:
+    text = (HDL_DIR / "README.md").read_text()
+    start, stop = _table_span(text)
+    return parse_table(text[start:stop])
 
 
 def write_table(table: str) -> None:
     readme = HDL_DIR / "README.md"
     text = readme.read_text()
-    start, stop = text.index(BEGIN), text.index(END) + len(END)
+    start, stop = _table_span(text)
     readme.write_text(text[:start] + table + text[stop:])
 
 
-async def main_async(print_only: bool) -> int:
+async def main_async(
+    print_only: bool, only: list[str] | None = None, memory_only: bool = False
+) -> int:
     reg = load_registry()
-    rows = [await synth_block(b, reg.clock_period_ns) for b in reg.verified()]
+    blocks = reg.verified()
+    if only:
+        names = {b.name for b in blocks}
+        unknown = sorted(set(only) - names)
+        if unknown:
+            print(f"--only: not a verified block: {', '.join(unknown)}", file=sys.stderr)
+            return 2
+        blocks = [b for b in blocks if b.name in only]
+    if memory_only:
+        bits = {b.name: await memory_bits(b) for b in blocks}
+        rows = [
+            r.model_copy(update={"memory_bits": bits[r.block]}) if r.block in bits else r
+            for r in read_table()
+        ]
+    elif only:
+        rows = merge_rows(read_table(), [await synth_block(b, reg.clock_period_ns) for b in blocks])
+    else:
+        rows = [await synth_block(b, reg.clock_period_ns) for b in blocks]
     table = render(rows, reg.clock_period_ns)
     print(table)
     if not print_only:
@@ -116,7 +246,19 @@ async def main_async(print_only: bool) -> int:
 def main() -> None:
     ap = argparse.ArgumentParser(prog="python -m silicon_agent.hdl.synth_table")
     ap.add_argument("--print", action="store_true", help="print only, do not edit README.md")
-    sys.exit(asyncio.run(main_async(ap.parse_args().print)))
+    ap.add_argument(
+        "--only",
+        metavar="NAME[,NAME...]",
+        help="re-synthesise just these blocks and replace their rows, keeping the others",
+    )
+    ap.add_argument(
+        "--memory-bits",
+        action="store_true",
+        help="only measure the memory bits (no synthesis) into the rows as they stand",
+    )
+    args = ap.parse_args()
+    only = [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None
+    sys.exit(asyncio.run(main_async(args.print, only, args.memory_bits)))
 
 
 if __name__ == "__main__":

@@ -169,7 +169,7 @@ module rate_dematcher #(
   // of the accepted LLR.
   always_comb begin
     for (int s = 0; s < 3; s++) begin
-      we_w[s] = (state_r == ST_CLEAR) || (wr_pend_r && (wr_stream_r == 2'(s)));
+      we_w[s] = (state_r == ST_CLEAR) || (wr_pend_r && (wr_stream_r == $unsigned(2'(s))));
     end
   end
   assign waddr_w = (state_r == ST_CLEAR) ? clr_mem_w : wr_addr_r;
@@ -248,7 +248,8 @@ module rate_dematcher #(
             div_rem_r <= ncb_i;
             div_q_r <= '0;
             combine_r <= combine_i;
-            base_r <= MEM_W'(proc_w) * PROC_STRIDE + MEM_W'(off_i);
+            // {0, off_i}: a cast of off_i alone is a no-op at the default MEM_W = 14
+            base_r <= MEM_W'(proc_w) * PROC_STRIDE + MEM_W'({1'b0, off_i});
             state_r <= ST_DIV;
           end
         end

@@ -14,7 +14,14 @@
 // STATE_METRIC, extrinsics to EXTRINSIC, a-posteriori LLRs to APP_LLR. SISO q starts alpha
 // from the alpha SISO q-1 ended with, and beta from the beta SISO q+1 ended with, in the
 // previous iteration of the same constituent decoder (all 0 in the first; SISO 0 from state 0,
-// the last SISO from the terminated state 0). A half iteration costs 2 (M + 3) cycles.
+// the last SISO from the terminated state 0). A half iteration costs 2 (M + 3) + 2 cycles.
+//
+// Each SISO is a three-stage pipeline, so that the only one-cycle loop is the ACS recursion:
+// stage 0 reads the memories of a step and forms its branch metrics, stage 1 runs the ACS
+// (and, backward, the extrinsic's maxima over the two bit values), stage 2 finishes the
+// extrinsic and the APP LLR and writes them. The next half iteration reads the extrinsics this
+// one wrote, so it starts 2 cycles after the last backward step is read (ST_GAP). What a SISO
+// computes is unchanged: the pipeline only adds latency.
 //
 // Memories are P banks, bank = address / M, offset = address mod M. The natural-order
 // decoder's SISO q reads bank q; the interleaved one's SISOs read Pi(qM + j), which for one j
@@ -24,9 +31,9 @@
 // from one walk of the recursion while the block loads; the backward pass replays the forward
 // pass's addresses from a small table. The hard decisions are CRC-checked W = max(8, P) bits per
 // cycle (K is a multiple of W, so K / W <= M cycles) beside the next iteration's first forward
-// pass, so an iteration costs 4 (M + 3) cycles (plus K / W for the CRC of the last allowed one).
-// P_MAX = 32 (refmodels SISO_MAX): K = 6144 runs 32 SISOs of M = 192 steps, 780 cycles per
-// iteration.
+// pass, so an iteration costs 4 (M + 3) + 4 cycles (plus K / W for the CRC of the last allowed
+// one). P_MAX = 32 (refmodels SISO_MAX): K = 6144 runs 32 SISOs of M = 192 steps, 784 cycles
+// per iteration.
 //
 // Input and APP memories are double-buffered: a loader takes the next code block (K + 4 beats,
 // the three LLRs d0[k], d1[k], d2[k] of one index each, written to the three input memories at
@@ -34,7 +41,7 @@
 // the decoder works on the next. Each buffer keeps its block's parameters, so blocks of different
 // K follow each other freely. Back to back, blocks follow each other at the pace of the decode,
 // or of the K + 4 beat load or the K beat unload when they are longer (K = 6144, 8 iterations:
-// the decode, 6436 cycles, about 95 Mbit/s at 100 MHz).
+// the decode, about 95 Mbit/s at 100 MHz).
 //
 // In:  the soft d stream of one code block, {d2[k], d1[k], d0[k]} (3 LLRs, d0 in the low byte)
 //      per beat for k = 0..K+3, tlast on the last; k_i, f1_i, f2_i (QPP parameters of Table
@@ -96,11 +103,12 @@ module turbo_decoder #(
   localparam logic [8*SM_W-1:0] KNOWN0 = {{7{SM_NEG}}, {SM_W{1'b0}}};  // state 0 known
 
   // Decoder states (the loader and the unloader run beside it).
-  typedef enum logic [1:0] {
-    ST_IDLE = 2'd0,
-    ST_FWD  = 2'd1,
-    ST_BWD  = 2'd2,
-    ST_CRC  = 2'd3
+  typedef enum logic [2:0] {
+    ST_IDLE = 3'd0,
+    ST_FWD  = 3'd1,
+    ST_BWD  = 3'd2,
+    ST_CRC  = 3'd3,
+    ST_GAP  = 3'd4   // the last backward step's writes drain before the next pass reads
   } state_e;
 
   // ------------------------------------------------------------------ helpers
@@ -264,11 +272,75 @@ module turbo_decoder #(
   logic        [N_SISO-1:0][8*SM_W-1:0] beta_nx_pk_w;  // SISO q's next beta
   logic        [N_SISO-1:0] bank_we_w;
   logic        [N_SISO-1:0][BK_W-1:0] bank_sel_w;  // SISO writing bank b
-  logic        [N_SISO-1:0][12:0] nat_w;  // natural address of SISO q's systematic bit
   logic        [       AD_W-1:0] ad_rd_w;
   logic                          fwd_end_w;
   logic                          bwd_end_w;
   logic                          clr_w;
+
+  // SISO pipeline. Stage 0 is the control above: it reads the memories of trellis step j_r
+  // and forms the branch metrics. Stage 1 (p1_*) runs the ACS recursions on them one cycle
+  // later and, backward, the extrinsic's two maxima. Stage 2 (p2_*) finishes the extrinsic
+  // and the APP LLR and writes the extrinsic, APP and hard-decision memories. The only
+  // one-cycle loop left is the ACS recursion. A pass's reads of the memories the previous
+  // pass wrote wait for its last writes (ST_GAP, GAP_CYCLES per half iteration).
+  localparam int GAP_CYCLES = 2;
+  localparam int G_W = 12;  // branch metrics: |ls + la + lp| <= 127 + 511 + 127
+  logic                          p1_fwd_r;  // stage 1 runs a forward step
+  logic                          p1_bwd_r;  // ... a backward step
+  logic                          p1_fwd_end_r;
+  logic                          p1_bwd_end_r;
+  logic                          p1_dec2_r;
+  logic        [      OFF_W-1:0] p1_j_r;
+  logic        [      OFF_W-1:0] p1_off_r;
+  logic        [N_SISO-1:0] p1_act_r;
+  logic        [N_SISO-1:0] p1_wr_r;  // ... a systematic step held in the banks
+  logic        [N_SISO-1:0][BK_W-1:0] p1_bk_r;
+  logic                          p2_bwd_r;  // stage 2 finishes a backward step
+  logic                          p2_dec2_r;
+  logic        [      OFF_W-1:0] p2_off_r;
+  logic        [N_SISO-1:0] p2_wr_r;
+  logic        [N_SISO-1:0][BK_W-1:0] p2_bk_r;
+  logic        [N_SISO-1:0][12:0] p2_nat_r;  // natural address of SISO q's systematic bit
+  logic                          gap_crc_r;  // ST_GAP leads to ST_CRC, else to ST_FWD
+
+  always_ff @(posedge clk) begin
+    if (!rst_n) begin
+      p1_fwd_r <= 1'b0;
+      p1_bwd_r <= 1'b0;
+      p1_fwd_end_r <= 1'b0;
+      p1_bwd_end_r <= 1'b0;
+      p1_dec2_r <= 1'b0;
+      p1_j_r <= '0;
+      p1_off_r <= '0;
+      p1_act_r <= '0;
+      p1_wr_r <= '0;
+      p1_bk_r <= '0;
+      p2_bwd_r <= 1'b0;
+      p2_dec2_r <= 1'b0;
+      p2_off_r <= '0;
+      p2_wr_r <= '0;
+      p2_bk_r <= '0;
+      p2_nat_r <= '0;
+    end else begin
+      // A finished block's step in flight is dropped: the next block's set-up may follow.
+      p1_fwd_r <= (state_r == ST_FWD) && !done_w;
+      p1_bwd_r <= (state_r == ST_BWD);
+      p1_fwd_end_r <= fwd_end_w;
+      p1_bwd_end_r <= bwd_end_w;
+      p1_dec2_r <= dec2_r;
+      p1_j_r <= j_r;
+      p1_off_r <= rd_off_w;
+      p1_act_r <= act_w;
+      p1_wr_r <= mem_w;
+      p1_bk_r <= bk_w;
+      p2_bwd_r <= p1_bwd_r;
+      p2_dec2_r <= p1_dec2_r;
+      p2_off_r <= p1_off_r;
+      p2_wr_r <= p1_wr_r;
+      p2_bk_r <= p1_bk_r;
+      for (int q = 0; q < N_SISO; q++) p2_nat_r[q] <= 13'(p1_bk_r[q]) * 13'(m_w) + 13'(p1_off_r);
+    end
+  end
 
   assign ad_rd_w = addr_mem_r[j_r];
   assign tail_step_w = (j_r >= m_w);
@@ -290,7 +362,6 @@ module turbo_decoder #(
     for (int q = 0; q < N_SISO; q++) begin
       act_w[q] = ($unsigned(BK_W'(q)) <= last_w) && (!tail_step_w || $unsigned(BK_W'(q)) == last_w);
       mem_w[q] = ($unsigned(BK_W'(q)) <= last_w) && !tail_step_w;
-      nat_w[q] = 13'(bk_w[q]) * 13'(m_w) + 13'(rd_off_w);
     end
   end
 
@@ -310,7 +381,8 @@ module turbo_decoder #(
     endcase
   end
 
-  // P x P crossbar: SISO q reads and writes bank bk_w[q]; the banks are distinct in a step.
+  // P x P crossbar: SISO q reads bank bk_w[q] in stage 0 and writes bank p2_bk_r[q] in stage 2;
+  // the banks are distinct in a step.
   always_comb begin
     for (int q = 0; q < N_SISO; q++) begin
       if (!tail_step_w) begin
@@ -327,7 +399,7 @@ module turbo_decoder #(
       bank_we_w[b] = 1'b0;
       bank_sel_w[b] = '0;
       for (int q = 0; q < N_SISO; q++) begin
-        if (mem_w[q] && bk_w[q] == $unsigned(BK_W'(b))) begin
+        if (p2_wr_r[q] && p2_bk_r[q] == $unsigned(BK_W'(b))) begin
           bank_we_w[b] = 1'b1;
           bank_sel_w[b] = $unsigned(BK_W'(q));
         end
@@ -378,9 +450,9 @@ module turbo_decoder #(
         p1_mem_r[buf_addr(wr_sel_r, ld_off_r)] <= $signed(in_llr_w[1]);
         p2_mem_r[buf_addr(wr_sel_r, ld_off_r)] <= $signed(in_llr_w[2]);
       end
-      if (state_r == ST_BWD && bank_we_w[b]) begin
-        ext_mem_r[rd_off_w] <= $signed(le_sc_w[bank_sel_w[b]]);
-        if (dec2_r) app_mem_r[buf_addr(dw_sel_r, rd_off_w)] <= $signed(app_w[bank_sel_w[b]]);
+      if (p2_bwd_r && bank_we_w[b]) begin
+        ext_mem_r[p2_off_r] <= $signed(le_sc_w[bank_sel_w[b]]);
+        if (p2_dec2_r) app_mem_r[buf_addr(dw_sel_r, p2_off_r)] <= $signed(app_w[bank_sel_w[b]]);
       end
     end
   end
@@ -394,6 +466,14 @@ module turbo_decoder #(
     logic signed [SM_W-1:0] beta_r[8];
     logic [8*SM_W-1:0] a_bnd_r[2];  // starting alpha per constituent decoder
     logic [8*SM_W-1:0] b_bnd_r[2];  // starting beta per constituent decoder
+    logic signed [G_W-1:0] g1_r;  // stage 1: branch metrics of the step
+    logic signed [G_W-1:0] g2_r;
+    logic signed [G_W-1:0] g3_r;
+    logic signed [G_W-1:0] g2_p2_r;  // stage 2: g2 for the APP LLR
+    logic signed [ACC_W-1:0] u0_r;  // stage 2: the extrinsic's maxima over bit 0 and bit 1
+    logic signed [ACC_W-1:0] u1_r;
+    logic signed [ACC_W-1:0] u0_w;
+    logic signed [ACC_W-1:0] u1_w;
     logic signed [ACC_W-1:0] g1_w;
     logic signed [ACC_W-1:0] g2_w;
     logic signed [ACC_W-1:0] g3_w;
@@ -406,11 +486,27 @@ module turbo_decoder #(
 
     assign is_last_w = ($unsigned(BK_W'(q)) == last_w);
 
-    always_comb begin
-      g1_w = ACC_W'($signed(lp_w[q]));
-      g2_w = ACC_W'($signed(ls_w[q])) + ACC_W'($signed(la_w[q]));
-      g3_w = g2_w + g1_w;
+    // Stage 0 -> 1: the branch metrics of the step read this cycle.
+    always_ff @(posedge clk) begin
+      if (!rst_n) begin
+        g1_r <= '0;
+        g2_r <= '0;
+        g3_r <= '0;
+        g2_p2_r <= '0;
+        u0_r <= '0;
+        u1_r <= '0;
+      end else begin
+        g1_r <= G_W'($signed(lp_w[q]));
+        g2_r <= G_W'($signed(ls_w[q])) + G_W'($signed(la_w[q]));
+        g3_r <= G_W'($signed(ls_w[q])) + G_W'($signed(la_w[q])) + G_W'($signed(lp_w[q]));
+        g2_p2_r <= g2_r;
+        u0_r <= u0_w;
+        u1_r <= u1_w;
+      end
     end
+    assign g1_w = ACC_W'(g1_r);
+    assign g2_w = ACC_W'(g2_r);
+    assign g3_w = ACC_W'(g3_r);
 
     // Forward recursion.
     always_comb begin
@@ -428,26 +524,21 @@ module turbo_decoder #(
       for (int s = 0; s < 8; s++) alpha_next_w[s] = SM_W'(sat(n[s] - n[0], SM_MAX));
     end
 
-    // Backward recursion and extrinsic.
+    // Backward recursion and the extrinsic's maxima (stage 1).
     always_comb begin
       logic signed [ACC_W-1:0] a[8];
       logic signed [ACC_W-1:0] b[8];
       logic signed [ACC_W-1:0] m[8];
-      logic signed [ACC_W-1:0] u0;
-      logic signed [ACC_W-1:0] u1;
       logic [8*SM_W-1:0] alpha_word;
-      alpha_word = alpha_mem_r[j_r];
+      alpha_word = alpha_mem_r[p1_j_r];
       for (int s = 0; s < 8; s++) begin
         a[s] = ACC_W'($signed(alpha_word[s*SM_W+:SM_W]));
         b[s] = ACC_W'(beta_r[s]);
       end
-      u0 = max2(max2(max2(a[0] + b[0], a[1] + b[4]), max2(a[2] + b[5] + g1_w, a[3] + b[1] + g1_w)),
-                max2(max2(a[4] + b[2] + g1_w, a[5] + b[6] + g1_w), max2(a[6] + b[7], a[7] + b[3])));
-      u1 = max2(max2(max2(a[0] + b[4] + g1_w, a[1] + b[0] + g1_w), max2(a[2] + b[1], a[3] + b[5])),
-                max2(max2(a[4] + b[6], a[5] + b[2]), max2(a[6] + b[3] + g1_w, a[7] + b[7] + g1_w)));
-      le_w = EXT_W'(sat(u1 - u0, EXT_MAX));
-      le_sc_l = le_w - (le_w >>> 2);
-      app_l = APP_LLR_W'(sat(g2_w + ACC_W'(le_w), APP_MAX));
+      u0_w = max2(max2(max2(a[0] + b[0], a[1] + b[4]), max2(a[2] + b[5] + g1_w, a[3] + b[1] + g1_w)),
+                  max2(max2(a[4] + b[2] + g1_w, a[5] + b[6] + g1_w), max2(a[6] + b[7], a[7] + b[3])));
+      u1_w = max2(max2(max2(a[0] + b[4] + g1_w, a[1] + b[0] + g1_w), max2(a[2] + b[1], a[3] + b[5])),
+                  max2(max2(a[4] + b[6], a[5] + b[2]), max2(a[6] + b[3] + g1_w, a[7] + b[7] + g1_w)));
       m[0] = max2(b[0], b[4] + g3_w);
       m[1] = max2(b[4], b[0] + g3_w);
       m[2] = max2(b[5] + g1_w, b[1] + g2_w);
@@ -459,6 +550,13 @@ module turbo_decoder #(
       for (int s = 0; s < 8; s++) beta_next_w[s] = SM_W'(sat(m[s] - m[0], SM_MAX));
     end
 
+    // Stage 2: the extrinsic, scaled for the other decoder, and the APP LLR.
+    always_comb begin
+      le_w = EXT_W'(sat(u1_r - u0_r, EXT_MAX));
+      le_sc_l = le_w - (le_w >>> 2);
+      app_l = APP_LLR_W'(sat(ACC_W'(g2_p2_r) + ACC_W'(le_w), APP_MAX));
+    end
+
     assign le_sc_w[q] = $unsigned(le_sc_l);
     assign app_w[q] = $unsigned(app_l);
     assign alpha_pk_w[q] = {alpha_r[7], alpha_r[6], alpha_r[5], alpha_r[4], alpha_r[3],
@@ -467,7 +565,7 @@ module turbo_decoder #(
                               beta_next_w[3], beta_next_w[2], beta_next_w[1], beta_next_w[0]};
 
     always_ff @(posedge clk) begin
-      if (state_r == ST_FWD) alpha_mem_r[j_r] <= alpha_pk_w[q];
+      if (p1_fwd_r) alpha_mem_r[p1_j_r] <= alpha_pk_w[q];
     end
 
     always_ff @(posedge clk) begin
@@ -490,24 +588,24 @@ module turbo_decoder #(
           for (int s = 0; s < 8; s++)
             alpha_r[s] <= $signed((q == 0) ? KNOWN0[s*SM_W+:SM_W] : SM_W'(0));
         end
-        if (state_r == ST_FWD && act_w[q]) begin
+        if (p1_fwd_r && p1_act_r[q]) begin
           for (int s = 0; s < 8; s++) alpha_r[s] <= alpha_next_w[s];
         end
-        if (fwd_end_w) begin
+        if (p1_fwd_end_r) begin
           // Next iteration of this decoder starts from the left neighbour's last alpha.
-          if (q > 0) a_bnd_r[dec2_r] <= alpha_pk_w[(q>0)?q-1:0];
+          if (q > 0) a_bnd_r[p1_dec2_r] <= alpha_pk_w[(q>0)?q-1:0];
           for (int s = 0; s < 8; s++)
-            beta_r[s] <= $signed(is_last_w ? KNOWN0[s*SM_W+:SM_W] : b_bnd_r[dec2_r][s*SM_W+:SM_W]);
+            beta_r[s] <= $signed(is_last_w ? KNOWN0[s*SM_W+:SM_W] : b_bnd_r[p1_dec2_r][s*SM_W+:SM_W]);
         end
-        if (state_r == ST_BWD && act_w[q]) begin
+        if (p1_bwd_r && p1_act_r[q]) begin
           for (int s = 0; s < 8; s++) beta_r[s] <= beta_next_w[s];
         end
-        if (bwd_end_w) begin
+        if (p1_bwd_end_r) begin
           // ... and from the right neighbour's first beta; alpha is set up for the other
           // decoder's half iteration, which comes next.
-          if (q < N_SISO - 1) b_bnd_r[dec2_r] <= beta_nx_pk_w[(q<N_SISO-1)?q+1:q];
+          if (q < N_SISO - 1) b_bnd_r[p1_dec2_r] <= beta_nx_pk_w[(q<N_SISO-1)?q+1:q];
           for (int s = 0; s < 8; s++)
-            alpha_r[s] <= $signed((q == 0) ? KNOWN0[s*SM_W+:SM_W] : a_bnd_r[!dec2_r][s*SM_W+:SM_W]);
+            alpha_r[s] <= $signed((q == 0) ? KNOWN0[s*SM_W+:SM_W] : a_bnd_r[!p1_dec2_r][s*SM_W+:SM_W]);
         end
       end
     end
@@ -543,10 +641,10 @@ module turbo_decoder #(
   always_comb begin
     hard_next_w = hard_mem_r;
     for (int q = 0; q < N_SISO; q++)
-      if (mem_w[q]) hard_next_w[nat_w[q]] = ($signed(app_w[q]) > 0);
+      if (p2_wr_r[q]) hard_next_w[p2_nat_r[q]] = ($signed(app_w[q]) > 0);
   end
   always_ff @(posedge clk) begin
-    if (state_r == ST_BWD && dec2_r) hard_mem_r <= hard_next_w;
+    if (p2_bwd_r && p2_dec2_r) hard_mem_r <= hard_next_w;
   end
 
   // Interleaver table of the forward pass, replayed backward (no reset: written first).
@@ -600,6 +698,7 @@ module turbo_decoder #(
       crc_r <= '0;
       crc_busy_r <= 1'b0;
       crc_idx_r <= '0;
+      gap_crc_r <= 1'b0;
       po_r <= '0;
       go_r <= '0;
       pb_r <= '0;
@@ -748,9 +847,11 @@ module turbo_decoder #(
             crc_r <= '0;
             crc_idx_r <= '0;
             first_r <= 1'b0;
+            state_r <= ST_GAP;
             if (dec2_r && iter_r == max_iter_w) begin
-              state_r <= ST_CRC;
+              gap_crc_r <= 1'b1;
             end else begin
+              gap_crc_r <= 1'b0;
               if (dec2_r) crc_busy_r <= 1'b1;
               dec2_r <= !dec2_r;
               // The interleaved pass starts from Pi(qM) = (pb0[q], 0), g(qM) = (gb0[q], g0).
@@ -758,10 +859,18 @@ module turbo_decoder #(
               go_r <= g0_off_w;
               pb_r <= pb0_w;
               gb_r <= gb0_w;
-              state_r <= ST_FWD;
             end
           end else begin
             j_r <= j_r - OFF_ONE;
+          end
+        end
+        ST_GAP: begin
+          // The pass's last steps leave the pipeline (j counts the cycles, 0 on leaving).
+          if (j_r == $unsigned(OFF_W'(GAP_CYCLES - 1))) begin
+            j_r <= '0;
+            state_r <= gap_crc_r ? ST_CRC : ST_FWD;
+          end else begin
+            j_r <= j_r + OFF_ONE;
           end
         end
         ST_CRC: begin
