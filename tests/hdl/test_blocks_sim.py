@@ -80,7 +80,9 @@ async def _run_all(
         cases = [c for c in cases if _icarus_covers(c)]
     assert len(cases) >= (1 if sim_name == "iverilog" and name in ICARUS_ONE_CASE else 2)
     for case in cases:
-        result = await run_case(sim, block, case)
+        # A hang guard, not a speed target: the receiver's Verilator build alone takes minutes
+        # on a loaded machine.
+        result = await run_case(sim, block, case, timeout_s=1200.0)
         assert result.status == Status.PASS, (
             case.case,
             result.summary,
