@@ -146,7 +146,7 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
         "rate_dematcher",
         "one soft buffer for every code block (off_i ignored)",
         "hdl/rtl/rate_dematcher.sv",
-        "base_r <= MEM_W'(proc_w) * PROC_STRIDE + MEM_W'(off_i);",
+        "base_r <= MEM_W'(proc_w) * PROC_STRIDE + MEM_W'({1'b0, off_i});",
         "base_r <= MEM_W'(proc_w) * PROC_STRIDE;",
     ),
     (

@@ -30,7 +30,7 @@ SYNTH_PARAMS: dict[str, dict[str, int]] = {
     "turbo_decoder": {"MAX_K": 40},
     "ofdm_demodulator": {"FFT_LOG2": 6},
     "pdsch_rx_backend": {"MAX_K": 40},
-    "lte_baseband_top": {"MAX_K": 40, "FFT_LOG2": 6, "GRID_RE": 64},
+    "lte_baseband_top": {"MAX_K": 40, "FFT_LOG2": 6, "GRID_RE": 64, "SYM_FIFO_LOG2": 6},
 }
 # The whole receiver is every block at once: Yosys needs more than the default 10 minutes.
 SYNTH_TIMEOUT_S: dict[str, float] = {

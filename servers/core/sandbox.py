@@ -211,6 +211,10 @@ def plan_sandbox(
     # A script's interpreter too: a console script of a venv whose Python nobody cannot
     # reach (a pyenv build under /root) runs confined by bwrap, without the uid drop.
     reached += script_interpreter(program)
+    # The program itself too: bwrap as nobody cannot bind a venv inside a folder only root
+    # may enter, and the run would find no program at all.
+    if program and os.path.isabs(program):
+        reached.append(Path(program))
     drop = want_drop and all(others_can_read(p) for p in reached)
     mode = _bwrap_mode(True) if drop else None
     outer_drop = mode is not None

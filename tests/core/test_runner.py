@@ -153,3 +153,22 @@ async def test_tools_under_tmp_stay_reachable() -> None:
         assert out.exit_code == 0 and out.stdout.strip() == "reachable", out.stderr
     finally:
         shutil.rmtree(outer, ignore_errors=True)
+
+
+async def test_a_tool_nobody_can_reach_still_runs() -> None:
+    """A checkout inside a folder only root may enter (mktemp -d's 0700): its venv's tools are
+    bound by a sandbox that keeps root's uid, not dropped from a sandbox that runs as nobody."""
+    private = Path(tempfile.mkdtemp(prefix="sa-private-"))  # 0700
+    shared = Path(tempfile.mkdtemp(prefix="sa-shared-"))
+    shared.chmod(0o755)
+    bindir = private / "clone" / ".venv" / "bin"
+    bindir.mkdir(parents=True)
+    tool = bindir / "tool.sh"
+    tool.write_text("#!/bin/sh\necho reachable\n")
+    tool.chmod(0o755)
+    try:
+        _, out = await _run(Workspace.open(shared), [str(tool)])
+        assert out.exit_code == 0 and out.stdout.strip() == "reachable", out.stderr
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+        shutil.rmtree(shared, ignore_errors=True)

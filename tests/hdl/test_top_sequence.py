@@ -15,10 +15,11 @@ import pytest
 from silicon_agent.hdl.registry import Registry
 from silicon_agent.hdl.sim import VectorCase, VectorSet, run_case, simulator
 from silicon_agent.hdl.top_seq import subframe_timing, top_sequence_block, top_sequence_case
-from silicon_agent.refmodels.harq_sequence import CFG_WORDS, schedule
+from silicon_agent.refmodels.harq_sequence import schedule
 from silicon_agent.refmodels.tbs import tbs_for_mcs
 from silicon_agent.refmodels.top_sequence import TopSequence
 from silicon_agent.refmodels.ue_category import CAT1
+from silicon_agent.refmodels.vectors import TOP_CFG_WORDS
 from silicon_agent.servers.core.models import Status
 from silicon_agent.servers.core.workspace import Workspace
 
@@ -69,8 +70,8 @@ def _retransmissions_alone(case: VectorCase, seq: TopSequence) -> VectorCase:
     words = path.read_text().split()
     retx = [i for i, new in enumerate(seq.new_data) if not new]
     for i in retx:
-        w = int(words[i * CFG_WORDS], 16) ^ (1 << 28)
-        words[i * CFG_WORDS] = f"{w:08x}"
+        w = int(words[i * TOP_CFG_WORDS], 16) ^ (1 << 28)
+        words[i * TOP_CFG_WORDS] = f"{w:08x}"
     path.write_text("\n".join(words) + "\n")
     plusargs = [f"VECTORS={copy}", f"N_SF={retx[-1] + 1}", f"BYTES_TOTAL={seq.bytes_total}"]
     return case.model_copy(update={"plusargs": plusargs})

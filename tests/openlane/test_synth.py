@@ -318,3 +318,21 @@ async def test_inferred_memories_are_reported(synth: Synthesizer) -> None:
     assert none.memories == [] and none.memory_bits == 0
     bad = await synth.synthesize(["hdl/rams.sv"], "rams", 10.0, memories_only="yes")  # type: ignore[arg-type]
     assert bad.status == Status.INVALID_INPUT and "memories_only" in bad.summary
+
+
+async def test_the_cpu_limit_follows_the_timeout(
+    synth: Synthesizer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from silicon_agent.servers.openlane import synth as synth_module
+
+    seen: list[int] = []
+    real = synth_module.run_process
+
+    async def recording(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        seen.append(kwargs["limits"].cpu_s)  # type: ignore[union-attr]
+        return await real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(synth_module, "run_process", recording)
+    result = await synth.synthesize(["hdl/mac.sv"], "mac", 9.5, timeout_s=2400.0)
+    assert result.status == Status.PASS, result.summary
+    assert seen and seen[0] >= 2400  # Yosys: not the default's 900 s of CPU
