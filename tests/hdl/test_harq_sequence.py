@@ -12,31 +12,15 @@ from silicon_agent.hdl.harq_seq import sequence_block
 from silicon_agent.hdl.registry import Registry
 from silicon_agent.hdl.sim import VectorCase, run_case, simulator
 from silicon_agent.refmodels.harq_sequence import SequenceVectors
-from silicon_agent.refmodels.tbs import tbs_for_mcs
 from silicon_agent.servers.core.models import Status
 from silicon_agent.servers.core.workspace import Workspace
+from tests.hdl.sequence_checks import assert_cat1_harq_mix
 
 pytestmark = pytest.mark.anyio
 
 
 def test_sequence_covers_the_harq_entity(harq_sequence: tuple[VectorCase, SequenceVectors]) -> None:
-    _, seq = harq_sequence
-    assert seq.n_subframes >= 10
-    assert seq.processes_retransmitting >= 3
-    # Combining is what decodes them: their first transmissions failed on their own.
-    assert seq.combined_rescues >= 3
-    dcis = seq.dcis
-    assert len({d.i_mcs for d in dcis}) >= 4 and len({d.n_prb for d in dcis}) >= 3
-    assert len({d.rnti for d in dcis}) >= 4 and len({d.process for d in dcis}) >= 4
-    for d in dcis:
-        assert d.tbs == tbs_for_mcs(d.i_mcs, d.n_prb)  # from the table, within Cat-1
-    # A process reused for new data toggles its NDI.
-    seen: dict[int, int] = {}
-    toggles = 0
-    for d in dcis:
-        toggles += int(d.process in seen and seen[d.process] != d.ndi)
-        seen[d.process] = d.ndi
-    assert toggles >= 1
+    assert_cat1_harq_mix(harq_sequence[1])
 
 
 @pytest.mark.slow

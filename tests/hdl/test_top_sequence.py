@@ -16,12 +16,11 @@ from silicon_agent.hdl.registry import Registry
 from silicon_agent.hdl.sim import VectorCase, VectorSet, run_case, simulator
 from silicon_agent.hdl.top_seq import subframe_timing, top_sequence_block, top_sequence_case
 from silicon_agent.refmodels.harq_sequence import schedule
-from silicon_agent.refmodels.tbs import tbs_for_mcs
 from silicon_agent.refmodels.top_sequence import TopSequence
-from silicon_agent.refmodels.ue_category import CAT1
 from silicon_agent.refmodels.vectors import TOP_CFG_WORDS
 from silicon_agent.servers.core.models import Status
 from silicon_agent.servers.core.workspace import Workspace
+from tests.hdl.sequence_checks import assert_cat1_harq_mix
 
 pytestmark = pytest.mark.anyio
 
@@ -37,16 +36,7 @@ def top_sequence(workspace: Workspace) -> Iterator[tuple[VectorCase, TopSequence
 
 def test_sequence_covers_the_receiver(top_sequence: tuple[VectorCase, TopSequence]) -> None:
     _, seq = top_sequence
-    assert seq.n_subframes >= 10
-    assert seq.processes_retransmitting >= 3
-    # Each retransmitted block's first transmission failed its CRC in the bit-true receiver,
-    # and its retransmission decodes only combined with it.
-    assert seq.combined_rescues >= 3
-    dcis = seq.dcis
-    assert len({d.i_mcs for d in dcis}) >= 4 and len({d.n_prb for d in dcis}) >= 3
-    assert len({d.rnti for d in dcis}) >= 4 and len({d.process for d in dcis}) >= 4
-    for d in dcis:
-        assert d.tbs == tbs_for_mcs(d.i_mcs, d.n_prb, CAT1)  # from the table, within Cat-1
+    assert_cat1_harq_mix(seq)
     # New and retransmitted blocks interleaved: a new block follows a retransmission.
     news = seq.new_data
     assert any(not a and b for a, b in zip(news, news[1:], strict=False))
