@@ -68,8 +68,8 @@ def _retransmissions_alone(case: VectorCase, seq: TopSequence) -> VectorCase:
 
 
 @pytest.mark.slow
-# Icarus passes the case too, in about 32 minutes on a loaded machine: too long for the suite.
-@pytest.mark.parametrize("sim_name", ["verilator"])
+# Icarus: about 9 minutes with its build on a lightly loaded machine (32 under load 15-18).
+@pytest.mark.parametrize("sim_name", ["verilator", "iverilog"])
 async def test_top_sequence_passes(
     sim_name: str,
     top_sequence: tuple[VectorCase, TopSequence],
@@ -92,7 +92,10 @@ async def test_top_sequence_passes(
     print(f"{sim_name}: {seq.n_subframes} subframes in {wall:.1f} s wall")
     for t in timing:
         print(f"sf {t.subframe}: latency {t.latency} cycles, interval {t.interval} cycles")
-    # The harness can fail: the retransmissions decoded alone (NDI toggled) do not match.
+    if sim_name != "verilator":
+        return
+    # The harness can fail: the retransmissions decoded alone (NDI toggled) do not match (shown
+    # once, on the faster simulator: it is the vectors' and the testbench's property).
     alone = await run_case(sim, block, _retransmissions_alone(case, seq), timeout_s=3300.0)
     assert alone.status == Status.SIM_FAIL, alone.summary
     assert (alone.mismatch_count or 0) > 0 and alone.first_mismatch is not None
