@@ -122,7 +122,7 @@ module tb_lte_baseband_top;
     abort_at = N_IQ / 3;
     // The passes' FFTs (5120 cycles a symbol), estimation, rate dematching and up to 8 turbo
     // iterations, with gaps.
-    limit = (last_pass + 1) * (14 * 5200 + 3 * 8400 + 4 * longint'(g_bits) +
+    limit = longint'(last_pass + 1) * (14 * 5200 + 3 * 8400 + 4 * longint'(g_bits) +
                                longint'(n_cb) * 40 * 6200) * 3;
     seed = int'($urandom(seed));
   end
