@@ -104,7 +104,7 @@ module tb_lte_baseband_top;
     if (!$value$plusargs("HARQ=%d", harq)) $fatal(1, "tb: +HARQ missing");
     if (!$value$plusargs("CRC1_OK=%d", crc1_ok)) $fatal(1, "tb: +CRC1_OK missing");
     if ($value$plusargs("SEED=%d", seed)) seed = seed + 1;
-    if ($value$plusargs("PASSES=%d", last_pass) && (last_pass < 2 || harq != 0 && last_pass != 2))
+    if ($value$plusargs("PASSES=%d", last_pass) && (last_pass < 2 || (harq != 0 && last_pass != 2)))
       $fatal(1, "tb: PASSES must be >= 2 (2 in a HARQ case)");
     full_rate = $test$plusargs("FULL_RATE") != 0;
     if (n_cfg < 8 || n_cfg > MAX_CFG || n_bytes < 1 ||
@@ -122,7 +122,7 @@ module tb_lte_baseband_top;
     abort_at = N_IQ / 3;
     // The passes' FFTs (5120 cycles a symbol), estimation, rate dematching and up to 8 turbo
     // iterations, with gaps.
-    limit = longint'(last_pass + 1) * (14 * 5200 + 3 * 8400 + 4 * longint'(g_bits) +
+    limit = (longint'(last_pass) + 1) * (14 * 5200 + 3 * 8400 + 4 * longint'(g_bits) +
                                longint'(n_cb) * 40 * 6200) * 3;
     seed = int'($urandom(seed));
   end
