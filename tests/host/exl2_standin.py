@@ -15,12 +15,54 @@ import json
 import random
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
-import torch
-from tokenizers import Tokenizer
+from pydantic import BaseModel, Field
 
 from silicon_agent.host.llm.exllamav2_inproc import Runtime
+from silicon_agent.host.llm.types import LLMResponse, ToolSpec
+
+if TYPE_CHECKING:
+    import torch
+
+LINT = ToolSpec(
+    name="check_draft",
+    description="Lint a draft",
+    input_schema={
+        "type": "object",
+        "properties": {"code": {"type": "string", "maxLength": 40}},
+        "required": ["code"],
+    },
+)
+
+
+class SimArgs(BaseModel):
+    top: str = Field(max_length=12)
+    cycles: int
+    mode: Literal["fast", "full"]
+    flags: list[bool] = []
+
+
+SIMULATE = ToolSpec(
+    name="simulate", description="Run the testbench", input_schema=SimArgs.model_json_schema()
+)
+
+
+def check_reply(reply: LLMResponse, answer: type[BaseModel]) -> None:
+    """Raise unless the reply is one of LINT and SIMULATE with valid arguments, or the answer
+    (validated strictly: a float where an integer goes fails)."""
+    if reply.tool_calls:
+        call = reply.tool_calls[0]
+        assert call.name in (LINT.name, SIMULATE.name), reply.text
+        if call.name == SIMULATE.name:
+            SimArgs.model_validate(call.arguments, strict=True)
+        else:
+            code = call.arguments["code"]
+            assert isinstance(code, str) and len(code) <= 40, reply.text
+    else:
+        assert reply.structured is not None, reply.text
+        answer.model_validate(reply.structured, strict=True)
+
 
 CORPUS = [
     '{"tool": "check_draft", "arguments": {"code": "module m; endmodule", "top": "m"}}',
@@ -90,7 +132,7 @@ class Cache:
 
 
 class HFModel:
-    def __init__(self, hf: Tokenizer) -> None:
+    def __init__(self, hf: Any) -> None:
         self.hf_tokenizer = hf
 
 
@@ -98,6 +140,8 @@ class ExlTokenizer:
     """The attributes of ExLlamaV2Tokenizer the provider and the generator read."""
 
     def __init__(self, config: Config) -> None:
+        from tokenizers import Tokenizer
+
         path = Path(config.model_dir) / "tokenizer.json"
         hf = Tokenizer.from_file(str(path))
         self.tokenizer_model = HFModel(hf)
@@ -114,6 +158,8 @@ class ExlTokenizer:
         self.hf = hf
 
     def encode(self, text: str, add_bos: bool = False, **_: Any) -> torch.Tensor:
+        import torch
+
         ids = self.hf.encode(text, add_special_tokens=False).ids
         return torch.tensor([[self.bos_token_id, *ids] if add_bos else ids], dtype=torch.long)
 
@@ -137,7 +183,7 @@ class Sampler:
 
 class Job:
     def __init__(self, **kw: Any) -> None:
-        self.input_ids: torch.Tensor = kw["input_ids"]
+        self.input_ids = kw["input_ids"]
         self.max_new_tokens: int = kw["max_new_tokens"]
         self.settings: Settings = kw["gen_settings"]
         self.rng = random.Random(kw.get("seed"))
@@ -209,6 +255,8 @@ class Generator:
         return token, ends is not None and token in ends
 
     def receive(self, job: Job, token: int, end_filter: bool, results: list[Any]) -> bool:
+        import torch
+
         for f in job.filters:
             f.feed(torch.tensor([[token]], dtype=torch.long))
             if f.use_background_worker():

@@ -16,10 +16,9 @@ import logging
 import random
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pytest
-from pydantic import BaseModel, Field
 
 from silicon_agent.host.config import ExLlamaV2Config, load_config
 from silicon_agent.host.llm.exl2_constraint import clean_reply, drop_trailing_commas
@@ -33,19 +32,11 @@ from silicon_agent.host.llm.exllamav2_inproc import (
     unavailable_reason,
 )
 from silicon_agent.host.llm.gateway import Gateway, Ledger, build_provider
-from silicon_agent.host.llm.types import GenParams, Message, ProviderError, ToolCall, ToolSpec
+from silicon_agent.host.llm.types import GenParams, Message, ProviderError, ToolCall
 from silicon_agent.host.roles.schemas import Reflection, rtl_submission_model
+from tests.host.exl2_standin import LINT, SIMULATE, SimArgs, check_reply
 
 PARAMS = GenParams(model="qwen-exl2", max_tokens=400, temperature=0.0)
-LINT = ToolSpec(
-    name="check_draft",
-    description="Lint a draft",
-    input_schema={
-        "type": "object",
-        "properties": {"code": {"type": "string", "maxLength": 40}},
-        "required": ["code"],
-    },
-)
 
 
 class ScriptedBackend:
@@ -248,18 +239,6 @@ def model_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     return train_tokenizer(request.param, tmp_path_factory.mktemp(request.param))
 
 
-class SimArgs(BaseModel):
-    top: str = Field(max_length=12)
-    cycles: int
-    mode: Literal["fast", "full"]
-    flags: list[bool] = []
-
-
-SIMULATE = ToolSpec(
-    name="simulate", description="Run the testbench", input_schema=SimArgs.model_json_schema()
-)
-
-
 def standin_backend(model_dir: Path, paged_attention: bool = False) -> ExLlamaV2Backend:
     from tests.host import exl2_standin
 
@@ -312,8 +291,7 @@ def test_random_model_through_the_filter_answers_every_schema(
                 params,
             )
         )
-        assert reflect.structured is not None, reflect.text
-        Reflection.model_validate(reflect.structured, strict=True)
+        check_reply(reflect, Reflection)
         tool = asyncio.run(
             provider.generate(
                 [Message(role="user", content=f"write {seed}")],
@@ -322,17 +300,7 @@ def test_random_model_through_the_filter_answers_every_schema(
                 params,
             )
         )
-        if tool.tool_calls:
-            call = tool.tool_calls[0]
-            assert call.name in ("check_draft", "simulate"), tool.text
-            if call.name == "simulate":
-                SimArgs.model_validate(call.arguments, strict=True)
-            else:
-                assert isinstance(call.arguments["code"], str)
-                assert len(call.arguments["code"]) <= 40
-        else:
-            assert tool.structured is not None, tool.text
-            answer.model_validate(tool.structured, strict=True)
+        check_reply(tool, answer)
         replies += [reflect, tool]
     assert all(r.finish_reason == "stop" for r in replies)
     generator = backend._loaded.generator  # type: ignore[union-attr]
