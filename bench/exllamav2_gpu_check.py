@@ -107,7 +107,7 @@ def check(folder: Path, calls: int) -> tuple[int, int, int, float]:
     good = total = tokens = 0
     seconds = 0.0
     for seed in range(calls):
-        params = GenParams(model="tiny", max_tokens=1500, temperature=1.0, seed=seed)
+        params = GenParams(model="tiny", max_tokens=2500, temperature=1.0, seed=seed)
         for tools, schema in (([], Reflection), ([LINT, SIMULATE], answer)):
             started = time.monotonic()
             total += 1
