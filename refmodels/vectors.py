@@ -49,13 +49,13 @@ from silicon_agent.refmodels.ofdm_demodulator import (
 )
 from silicon_agent.refmodels.ofdm_modulator import ofdm_modulate
 from silicon_agent.refmodels.qam_demodulator import FIXED_SHIFT, demodulate_fixed, level_raw
+from silicon_agent.refmodels.qpp_table import qpp_params
 from silicon_agent.refmodels.rate_dematcher import rate_dematch_fixed
 from silicon_agent.refmodels.rate_matching import n_cb, rate_match
 from silicon_agent.refmodels.reference_channels import REFERENCE_CHANNELS
 from silicon_agent.refmodels.resource_demapper import extract_pdsch
 from silicon_agent.refmodels.resource_grid import build_subframe, pdsch_capacity, pdsch_mask
 from silicon_agent.refmodels.scrambling import pdsch_c_init, scramble
-from silicon_agent.refmodels.qpp_table import qpp_params
 from silicon_agent.refmodels.turbo_decoder import turbo_decode
 from silicon_agent.refmodels.turbo_encoder import turbo_encode
 
