@@ -1,9 +1,9 @@
 """The suite from a user's own folder, outside the checkout, as Claude Code and Claude Desktop
 start it: a `.mcp.json` naming the installed console scripts, the servers started there by a
-real stdio client; `agent-host plan` in a fresh folder (scripted model, real iverilog);
-relative commands of an mcp.json taken from that file's folder wherever the host runs; a
-refusal is an MCP error result that keeps its structured content; a tool the host cannot
-reach says which server did not start and why."""
+real stdio client; `agent-host plan` and `agent-host run` in a fresh folder (scripted model,
+real simulators); relative commands of an mcp.json taken from that file's folder wherever
+the host runs; a refusal is an MCP error result that keeps its structured content; a tool
+the host cannot reach says which server did not start and why."""
 
 from __future__ import annotations
 
@@ -22,7 +22,9 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
 from silicon_agent.host.mcp_client import ServerPool, ToolCallFailed, load_mcp_config
-from tests.conftest import EXAMPLES, REPO, make_world_readable_dir
+from tests.conftest import EXAMPLES, REPO, make_tree_readable, make_world_readable_dir
+from tests.host.scenario import make_workspace
+from tests.host.scenario import write_config as write_host_config
 from tests.planning.scenario import COUNTER_ANSWERS, COUNTER_PROMPT, counter_rules, write_config
 
 pytestmark = pytest.mark.anyio
@@ -149,3 +151,23 @@ def test_agent_host_plan_in_a_fresh_folder(project: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     assert "plan written" in done.stdout
     assert (project / "plan" / "design.yaml").is_file()
+
+
+def test_agent_host_run_in_a_fresh_folder(project: Path) -> None:
+    """`agent-host run` of a design in the user's folder, with no mcp.json of its own: the
+    suite's servers start wherever the host runs (a scripted team, real simulators)."""
+    design = make_workspace(project, ["counter"])
+    loaded = yaml.safe_load(design.read_text())
+    loaded["blocks"][0].pop("synth", None)  # the simulators are what this is about
+    design.write_text(yaml.safe_dump(loaded, sort_keys=False))
+    write_host_config(project, ["counter"])
+    make_tree_readable(project)
+    done = subprocess.run(
+        [str(BIN / "agent-host"), "--runs-dir", "runs", "run", "design.yaml",
+         "--config", "host.yaml", "--run-id", "here"],
+        cwd=project, env={**os.environ, **CODE}, capture_output=True, text=True, timeout=600,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    table = next(line for line in done.stdout.splitlines() if line.strip().startswith("counter"))
+    assert "PASSED" in table, done.stdout
