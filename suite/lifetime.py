@@ -123,7 +123,8 @@ def bind_to_client() -> None:
 
     threading.Thread(target=watch, name="client-watchdog", daemon=True).start()
     for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, lambda signum, _frame: _leave(128 + signum))
+        with contextlib.suppress(ValueError):  # only the main thread may; the watchdog stays
+            signal.signal(sig, lambda signum, _frame: _leave(128 + signum))
 
 
 def _only_client_gone(exc: BaseException) -> bool:

@@ -14,8 +14,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from silicon_agent.suite.lifetime import descendants
 from tests.conftest import REPO, make_world_readable_dir
 
@@ -102,7 +100,6 @@ def test_kit_server_ends_with_its_client() -> None:
         shutil.rmtree(workspace, ignore_errors=True)
 
 
-@pytest.mark.slow
 def test_modem_server_ends_with_its_client_and_its_tool_servers() -> None:
     workspace = make_world_readable_dir("sa-life-")
     try:
