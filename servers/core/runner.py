@@ -159,42 +159,28 @@ async def run_process(
         raise TypeError("argv must be a non-empty list of strings")
     limits = limits or Limits()
     private = Path(tempfile.mkdtemp(prefix=".sa-run-", dir=scratch))
+    seccomp_fd = _filter_pipe()
     try:
         return await _run_confined(
-            argv, cwd, scratch, private, readable, timeout_s, env, limits, keep, hidden
-        )
+            argv, cwd, scratch, private, readable, timeout_s, env, limits, keep, hidden,
+            seccomp_fd,
+        )  # fmt: skip
     finally:
+        os.close(seccomp_fd)
         remove_tree(private)
 
 
+def _filter_pipe() -> int:
+    """A descriptor to read the seccomp program from (bwrap reads it; see sandbox)."""
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, socket_filter())
+    finally:
+        os.close(write_end)
+    return read_end
+
+
 async def _run_confined(
-    argv: Sequence[str],
-    cwd: Path,
-    scratch: Path,
-    private: Path,
-    readable: Sequence[Path],
-    timeout_s: float,
-    env: Mapping[str, str] | None,
-    limits: Limits,
-    keep: re.Pattern[str] | None,
-    hidden: Sequence[Path],
-) -> ProcessOutcome:
-    # The seccomp program, read by bwrap from a pipe it inherits (see sandbox).
-    seccomp_read, seccomp_write = os.pipe()
-    try:
-        os.write(seccomp_write, socket_filter())
-    finally:
-        os.close(seccomp_write)
-    try:
-        return await _run_planned(
-            argv, cwd, scratch, private, readable, timeout_s, env, limits, keep, hidden,
-            seccomp_read,
-        )  # fmt: skip
-    finally:
-        os.close(seccomp_read)
-
-
-async def _run_planned(
     argv: Sequence[str],
     cwd: Path,
     scratch: Path,

@@ -77,17 +77,23 @@ async def call(module: str, root: Path, arguments: dict) -> dict:
             return answer.structured_content  # type: ignore[return-value]
 
 
+async def counter_run(module: str, root: Path, name: str, text: str) -> tuple[str, dict]:
+    """The design `text` against tb_counter on the server `module`, over stdio."""
+    if module == VERILATOR:
+        verilator_or_skip(root)
+    design = put(root, f"rt3/{name}_{module.split('.')[2]}.sv", text)
+    return design, await call(
+        module, root, {"design": [design], "testbench": [TB_COUNTER], "timeout_s": 240}
+    )
+
+
 SIMS = [IVERILOG, pytest.param(VERILATOR, marks=pytest.mark.slow)]
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("module", SIMS)
 async def test_a_rejected_call_hiding_an_upward_read_is_refused(module: str, adv_root) -> None:
-    if module == VERILATOR:
-        verilator_or_skip(adv_root)
-    design = put(adv_root, f"rt3/reads_{module.split('.')[2]}.sv", READS_THE_MODEL)
-    out = await call(module, adv_root, {"design": [design], "testbench": [TB_COUNTER],
-                                        "timeout_s": 240})  # fmt: skip
+    design, out = await counter_run(module, adv_root, "reads", READS_THE_MODEL)
     assert out["status"] == "COMPILE_FAIL", out["summary"]
     found = {(d["file"], d["line"], d["source"]) for d in out["diagnostics"]}
     # slang's own error, never downgraded, and the reach found on the text.
@@ -101,11 +107,7 @@ async def test_a_rejected_call_hiding_an_upward_read_is_refused(module: str, adv
 async def test_a_forged_mismatch_in_design_output_is_never_the_first_mismatch(
     module: str, adv_root
 ) -> None:
-    if module == VERILATOR:
-        verilator_or_skip(adv_root)
-    design = put(adv_root, f"rt3/forge_{module.split('.')[2]}.sv", FORGES_A_MISMATCH)
-    out = await call(module, adv_root, {"design": [design], "testbench": [TB_COUNTER],
-                                        "timeout_s": 240})  # fmt: skip
+    _, out = await counter_run(module, adv_root, "forge", FORGES_A_MISMATCH)
     assert out["status"] == "SIM_FAIL", out["summary"]
     first = out.get("first_mismatch") or {}
     assert "tb_counter" not in str(first.get("signal")), first
@@ -114,9 +116,7 @@ async def test_a_forged_mismatch_in_design_output_is_never_the_first_mismatch(
 
 @pytest.mark.anyio
 async def test_a_flood_of_report_lines_gives_no_verdict(adv_root) -> None:
-    design = put(adv_root, "rt3/flood.sv", FLOODS)
-    out = await call(IVERILOG, adv_root, {"design": [design], "testbench": [TB_COUNTER],
-                                          "timeout_s": 240})  # fmt: skip
+    _, out = await counter_run(IVERILOG, adv_root, "flood", FLOODS)
     assert out["status"] == "SIM_FAIL", out["summary"]
     assert "no verdict" in out["summary"], out["summary"]
 
