@@ -148,6 +148,22 @@ async def test_harness_lines_alone_are_the_report_of_a_block_testbench(crc) -> N
     assert out["mismatch_count"] and out["samples"], out["summary"]
 
 
+@pytest.mark.anyio
+async def test_a_design_cannot_define_the_harness_tag_function(crc) -> None:
+    """A design's own tb_verdict_tag would put design text before every harness line: a
+    compilation-unit function or task named like the testbench's is refused by name."""
+    root, _, case = crc
+    shadow = 'function automatic string tb_verdict_tag();\n  return "";\nendfunction\n'
+    design = put(root, "rt3/crc_shadow.sv", shadow + (root / DESIGN[1]).read_text())
+    out = await call(IVERILOG, root, {"design": [DESIGN[0], design], "testbench": [TB],
+                                      "top": "tb_crc_checker", "include_dirs": ["hdl/tb"],
+                                      "plusargs": [*case.plusargs, "SEED=1"],
+                                      "timeout_s": 300})  # fmt: skip
+    assert out["status"] == "COMPILE_FAIL", out["summary"]
+    named = [d for d in out["diagnostics"] if d.get("code") == "design-name"]
+    assert named and named[0]["file"] == design and named[0]["line"] == 1, out["diagnostics"]
+
+
 def _outcome(lines: list[str]) -> ProcessOutcome:
     return ProcessOutcome([], 0, "", "", False, False, 0.0, "", kept_lines=lines)
 

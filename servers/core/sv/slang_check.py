@@ -234,13 +234,30 @@ def _definitions(tree: SyntaxTree) -> list[tuple[str, str, object]]:
     return found
 
 
+def _unit_subroutines(tree: SyntaxTree) -> list[tuple[str, str, object]]:
+    """(kind, name, location) of the functions and tasks a file declares outside any
+    definition (the compilation unit's, such as the harness's tb_verdict_tag)."""
+    found = []
+    for member in tree.root.members:
+        kind = member.kind.name
+        if kind in ("FunctionDeclaration", "TaskDeclaration"):
+            name = getattr(member.prototype.name, "identifier", None)
+            if name is not None and name.valueText:
+                found.append(
+                    (kind.removesuffix("Declaration").lower(), name.valueText, name.location)
+                )
+    return found
+
+
 def _taken_names(
     places: _Places, design_tree: SyntaxTree, bench_trees: Sequence[SyntaxTree]
 ) -> list[Diagnostic]:
     """A design definition named like a testbench one, or like one the server compiles beside
     it (the wave dump, the trace), would replace it on one simulator or the other (Verilator
-    only warns), so the run could use the design's copy."""
+    only warns), so the run could use the design's copy. So would a compilation-unit function
+    or task named like the testbench's (the harness's verdict tag)."""
     bench_names = {name for tree in bench_trees for _, name, _ in _definitions(tree)}
+    bench_names |= {name for tree in bench_trees for _, name, _ in _unit_subroutines(tree)}
     return [
         places.forbidden(
             location,
@@ -250,7 +267,7 @@ def _taken_names(
             "their own.",
             code="design-name",
         )
-        for kind, name, location in _definitions(design_tree)
+        for kind, name, location in [*_definitions(design_tree), *_unit_subroutines(design_tree)]
         if name in bench_names or is_suite_name(name)
     ]
 
