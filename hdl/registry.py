@@ -9,8 +9,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from silicon_agent.servers.core.sv.trace import TraceSpec, TraceStream
 from silicon_agent.suite.design import Block, BlockStatus, Design, Plusarg, Port, Vectors
+from silicon_agent.suite.trace_spec import TraceSpec, TraceStream
 from silicon_agent.suite.yaml_file import read_yaml
 
 HDL_DIR = Path(__file__).resolve().parent

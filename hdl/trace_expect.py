@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from silicon_agent.servers.core.sv.trace import ExpectedBeats, ExpectedStream
+from silicon_agent.suite.trace_spec import ExpectedBeats, ExpectedStream
 
 Sidecar = dict
 

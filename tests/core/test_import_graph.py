@@ -120,13 +120,9 @@ def test_module_circles_only_shrink(capsys: pytest.CaptureFixture[str]) -> None:
     assert [g for g in KNOWN_CIRCLES if g not in found] == [], "drop the mended circle here"
 
 
-# Imports through which the host still reaches server code in process: the registry and the
-# expected beats use the trace judge's wire models where the simulator servers keep them.
-# Only shrinks, like the circles.
-KNOWN_LEAKS: list[tuple[str, str]] = [
-    ("hdl.registry", "servers.core.sv.trace"),
-    ("hdl.trace_expect", "servers.core.sv.trace"),
-]
+# Imports through which the host still reaches server code in process. Only shrinks, like
+# the circles.
+KNOWN_LEAKS: list[tuple[str, str]] = []
 
 
 def test_no_forbidden_import_reached_through_another_module() -> None:
