@@ -270,6 +270,7 @@ class SpecLibrary:
                     note = f"vector store failed ({type(exc).__name__}: {exc}): BM25 only"
             elif self._vectors is not None or (self.store_dir / "chroma").exists():
                 self.vectors.remove(doc.spec)
+            self.lexical.warm()  # the BM25 index is rebuilt here, not in the next search
             report(1.0, "stored")
         return IngestResult(
             status="replaced" if replaced else "ingested",

@@ -28,7 +28,7 @@ BATCH = 32
 PASSAGE_TOKENS_ENV = "SPEC_RAG_PASSAGE_TOKENS"
 # a stored chunk is embedded from its first word pieces: its clause path, title and opening
 # (BM25 reads all of it); the cost of an ingest is in proportion to this
-PASSAGE_TOKENS = 128
+PASSAGE_TOKENS = 64
 
 
 class EmbedderUnavailable(RuntimeError):
