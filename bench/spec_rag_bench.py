@@ -17,6 +17,14 @@ length inside the embedder).
 
     .venv/bin/python bench/spec_rag_bench.py [--chunks 50000] [--specs 20] [--queries 200]
     .venv/bin/python bench/spec_rag_bench.py --only recall
+
+`--only real --docx DIR`: real Rel-18 .docx specs (not part of the repository; the files named
+in bench/spec_rag_real_questions.json) through the `mcp-spec-rag` console script over stdio, as
+a client starts it: ingest MB/s with vectors on, then every question of that file asked with
+`search` (top_k=5), recall@1/@5 per spec, and the client-side latency p50/p95 of `search`
+(query embedding included) beside the load average.
+
+    PYTHONPATH=. .venv/bin/python bench/spec_rag_bench.py --only real --docx DIR [--rounds 3]
 """
 
 from __future__ import annotations
@@ -25,14 +33,20 @@ import argparse
 import asyncio
 import copy
 import dataclasses
+import json
+import os
 import resource
 import shutil
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+import anyio
 import numpy as np
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
 
 from silicon_agent.servers.core.workspace import Workspace
 from silicon_agent.servers.spec_rag.api import SpecLibrary
@@ -118,13 +132,24 @@ def main() -> None:
     parser.add_argument("--specs", type=int, default=20)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--pages", type=int, default=200, help="filler pages for ingest speed")
-    parser.add_argument("--only", choices=("recall", "memory", "search", "all"), default="all")
+    parser.add_argument(
+        "--only", choices=("recall", "memory", "search", "real", "all"), default="all"
+    )
+    parser.add_argument("--docx", type=Path, help="folder of the real .docx specs (--only real)")
+    parser.add_argument("--rounds", type=int, default=3, help="searches per question (real)")
+    parser.add_argument("--embedder", default="local", help="the server's --embedder (real)")
     parser.add_argument("--filler", type=int, default=1500, help="clauses per large DOCX")
     parser.add_argument(
         "--embedders", default="local,onnx-int8,onnx", help="compared for recall and speed"
     )
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="spec-rag-bench-"))
+    if args.only == "real":
+        try:
+            anyio.run(real_specs, root, args)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        return
     try:
         if args.only in ("memory", "all"):
             memory(root, args.filler)
@@ -376,6 +401,88 @@ def embedding_speed(embedders: list[Embedder], texts: list[str]) -> None:
                 f"  {name:<34} {len(texts) / spent:6.1f} chunks/s   "
                 f"{1000 * spent / len(texts):6.1f} ms/chunk   speed-up {first / spent:.2f}x"
             )
+
+
+REAL_QUESTIONS = Path(__file__).with_name("spec_rag_real_questions.json")
+
+
+def _load() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+async def real_specs(root: Path, args: argparse.Namespace) -> None:
+    """Ingest, recall and search latency over MCP stdio on the real specs."""
+    if args.docx is None:
+        raise SystemExit("--only real needs --docx DIR")
+    data = json.loads(REAL_QUESTIONS.read_text())
+    workspace = root / "ws"
+    workspace.mkdir()
+    for name in data["files"].values():
+        shutil.copy(args.docx / name, workspace / name)
+    script = Path(sys.executable).with_name("mcp-spec-rag")
+    params = StdioServerParameters(
+        command=str(script),
+        args=["--workspace", str(workspace), "--embedder", args.embedder],
+        env=dict(os.environ),
+        cwd=str(workspace),
+    )
+    async with Client(params) as client:
+        print(f"== real specs over MCP stdio ({script.name} --embedder {args.embedder}) ==")
+        for spec, name in data["files"].items():
+            size = (workspace / name).stat().st_size / 1e6
+            t0 = time.perf_counter()
+            done = (await client.call_tool("ingest", {"path": name})).structured_content
+            wall = time.perf_counter() - t0
+            print(
+                f"  ingest {spec} ({size:.2f} MB): {done['status']}, {done['chunks']} chunks, "
+                f"vectors {done['vectors']}, server {done['seconds']:.1f} s, client {wall:.1f} s "
+                f"= {size / wall * 10:.2f} MB per 10 s   [load {_load()}]"
+            )
+        questions = data["questions"]
+        ranks: dict[str, list[int | None]] = {}
+        spent: list[float] = []
+        embed: list[float] = []
+        first = None
+        misses = []
+        for round_ in range(args.rounds):
+            for spec, clause, question in questions:
+                t0 = time.perf_counter()
+                found = await client.call_tool("search", {"query": question, "top_k": 5})
+                ms = (time.perf_counter() - t0) * 1000
+                if first is None:
+                    first = ms
+                else:
+                    spent.append(ms)
+                body = found.structured_content
+                if body.get("embed_ms") is not None:
+                    embed.append(body["embed_ms"])
+                if round_:
+                    continue
+                cited = [(h["citation"]["spec"], h["citation"]["clause"]) for h in body["hits"]]
+                want = (f"TS {spec}", clause)
+                pos = next((n for n, c in enumerate(cited, 1) if c == want), None)
+                ranks.setdefault(spec, []).append(pos)
+                if pos is None or pos > 1:
+                    misses.append((spec, clause, question, pos, [c for _, c in cited]))
+    print(f"  recall over {len(questions)} questions (top_k=5):")
+    every = [p for found in ranks.values() for p in found]
+    for label, found in [*ranks.items(), ("all", every)]:
+        r1 = sum(1 for p in found if p == 1) / len(found)
+        r5 = sum(1 for p in found if p is not None and p <= 5) / len(found)
+        print(f"    {label:<7} n={len(found):<3} recall@1 {r1:.2f}   recall@5 {r5:.2f}")
+    for spec, clause, question, pos, cited in misses:
+        where = "miss" if pos is None else f"@{pos}"
+        print(f"    {where} {spec} {clause}: {question!r} -> {cited}")
+    print(
+        f"  search over MCP, client-side, {len(spent)} calls after the first "
+        f"({first:.0f} ms): p50 {statistics.median(spent):.1f} ms   "
+        f"p95 {_pct(spent, 0.95):.1f} ms   max {max(spent):.1f} ms   [load {_load()}]"
+    )
+    if embed:
+        print(
+            f"  query embedding inside the server: p50 {statistics.median(embed):.1f} ms   "
+            f"p95 {_pct(embed, 0.95):.1f} ms"
+        )
 
 
 class _Named:

@@ -22,6 +22,7 @@ from silicon_agent.servers.core.workspace import InvalidInput, Workspace
 
 from . import chunking, ids
 from .catalog import Catalog, ClauseRow, DocRow, TableRow
+from .deepest import deepest_first, pointed_to
 from .document import ParsedDoc
 from .docx_reader import UnreadableDocx, read_docx_handle
 from .docx_tables import CELL_SEPARATOR
@@ -59,6 +60,7 @@ REFERENCE_TEXT_CHARS = 2000
 CONTENT_TYPES = ("prose", "table", "equation")
 MAX_FILE_BYTES = 500 * 1024 * 1024
 EMBED_STEP = 64
+DEEPEST_WINDOW = 10
 
 
 class Cancelled(Exception):
@@ -80,14 +82,30 @@ class SpecLibrary:
         self._vectors: Any = None
         self.embedder: Embedder | None = make_embedder() if isinstance(embedder, str) else embedder
         self._write_lock = threading.Lock()
+        self._open_lock = threading.Lock()
 
     @property
     def vectors(self) -> Any:
-        if self._vectors is None:
-            from .vector_index import VectorIndex
+        with self._open_lock:
+            if self._vectors is None:
+                from .vector_index import VectorIndex
 
-            self._vectors = VectorIndex(self.store_dir / "chroma")
-        return self._vectors
+                self._vectors = VectorIndex(self.store_dir / "chroma")
+            return self._vectors
+
+    def warm(self) -> None:
+        """Load what the first search would otherwise wait for: the embedding model (one
+        embedding), the BM25 index and the vector collections of the stored specs."""
+        docs = self.catalog.docs()
+        self.lexical.warm()
+        if self.embedder is not None:
+            try:
+                vector = self.embedder.embed(["warm up"])[0]
+            except EmbedderUnavailable:
+                return
+            specs = [d.spec for d in docs if d.embedder == self._embedder_name]
+            if specs:
+                self.vectors.query(vector, specs, 1, every_spec=len(specs) > 1)
 
     # ---- ingest ------------------------------------------------------------------------
 
@@ -252,6 +270,7 @@ class SpecLibrary:
                     note = f"vector store failed ({type(exc).__name__}: {exc}): BM25 only"
             elif self._vectors is not None or (self.store_dir / "chroma").exists():
                 self.vectors.remove(doc.spec)
+            self.lexical.warm()  # the BM25 index is rebuilt here, not in the next search
             report(1.0, "stored")
         return IngestResult(
             status="replaced" if replaced else "ingested",
@@ -295,17 +314,27 @@ class SpecLibrary:
         if self.embedder is None:
             return None, "no embedder configured: stored for BM25 search only"
         texts = [f"{c.path}\n{c.text}" for c in content.chunks]
-        parts: list[np.ndarray] = []
-        # steps of 512 measured no faster than 64 (bench/), and 64 keeps progress and cancel
+        if not texts:
+            return np.zeros((0, 1), np.float32), None
+        # shortest first over the whole spec, so a step's texts are alike in length and the
+        # model pads little; steps of 512 measured no faster than 64 (bench/), and 64 keeps
+        # progress and cancel
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         step = EMBED_STEP
+        vectors: np.ndarray | None = None
+        embed = getattr(self.embedder, "embed_passages", self.embedder.embed)
         try:
-            for start in range(0, len(texts), step):
-                parts.append(self.embedder.embed(texts[start : start + step]))
+            for start in range(0, len(order), step):
+                picked = order[start : start + step]
+                part = embed([texts[i] for i in picked])
+                if vectors is None:
+                    vectors = np.zeros((len(texts), part.shape[1]), np.float32)
+                vectors[picked] = part
                 done = min(len(texts), start + step)
                 report(0.6 + 0.38 * done / len(texts), f"embedded {done}/{len(texts)} chunks")
         except EmbedderUnavailable as exc:
             return None, f"embedder unavailable ({exc}): stored for BM25 search only"
-        return (np.vstack(parts) if parts else np.zeros((0, 1), np.float32)), None
+        return vectors, None
 
     # ---- remove / list -----------------------------------------------------------------
 
@@ -436,13 +465,17 @@ class SpecLibrary:
             vector_hits = [
                 (i, s) for i, s in vector_hits if i in rows and rows[i].content_type == ctype
             ][:depth]
-        fused = _rrf(lexical, vector_hits)[:top_k]
+        fused = [(cid, s) for cid, s in _rrf(lexical, vector_hits) if cid in rows]
+        fused, below = deepest_first(
+            fused,
+            lambda item: (rows[item[0]].spec, rows[item[0]].clause),
+            _window(top_k),
+            lambda item: pointed_to(rows[item[0]].text, text, rows[item[0]].clause),
+        )
         search_ms = (time.perf_counter() - started) * 1000
         hits: list[Hit] = []
-        for cid, scores in fused:
-            row = rows.get(cid)
-            if row is None:
-                continue
+        for position, (cid, scores) in enumerate(fused[:top_k]):
+            row = rows[cid]
             doc = docs[row.spec]
             hits.append(
                 Hit(
@@ -458,6 +491,7 @@ class SpecLibrary:
                     ),
                     scores=scores,
                     chunk_id=cid,
+                    subclause_hits=below.get(position, []),
                 )
             )
         return SearchResult(
@@ -802,6 +836,11 @@ class SpecLibrary:
             text=text[:REFERENCE_TEXT_CHARS],
             truncated=truncated,
         )
+
+
+def _window(top_k: int) -> int:
+    """How deep in the fused list a sub-clause still counts as a match of the question."""
+    return max(2 * top_k, DEEPEST_WINDOW)
 
 
 def _rrf(

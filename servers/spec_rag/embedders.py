@@ -25,6 +25,10 @@ from silicon_agent.suite.embedding import NAME, EmbedderMissing, embed_minilm
 EMBEDDER_ENV = "SPEC_RAG_EMBEDDER"
 EMBED_URL_ENV = "SPEC_RAG_EMBED_URL"
 BATCH = 32
+PASSAGE_TOKENS_ENV = "SPEC_RAG_PASSAGE_TOKENS"
+# a stored chunk is embedded from its first word pieces: its clause path, title and opening
+# (BM25 reads all of it); the cost of an ingest is in proportion to this
+PASSAGE_TOKENS = 64
 
 
 class EmbedderUnavailable(RuntimeError):
@@ -50,9 +54,21 @@ class LocalMiniLM:
 
     name = NAME
 
+    def __init__(self, passage_tokens: int | None = None) -> None:
+        self.passage_tokens = passage_tokens or int(
+            os.environ.get(PASSAGE_TOKENS_ENV) or PASSAGE_TOKENS
+        )
+
     def embed(self, texts: list[str]) -> np.ndarray:
+        return self._embed(texts, None)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        """Stored chunks: each read from its first `passage_tokens` word pieces."""
+        return self._embed(texts, self.passage_tokens)
+
+    def _embed(self, texts: list[str], max_tokens: int | None) -> np.ndarray:
         try:
-            return embed_minilm(texts, BATCH)
+            return embed_minilm(texts, BATCH, max_tokens)
         except EmbedderMissing as exc:
             raise EmbedderUnavailable(f"local embedder needs {exc}") from exc
 

@@ -52,6 +52,11 @@ class Hit(BaseModel):
     citation: Citation
     scores: Scores
     chunk_id: int
+    subclause_hits: list[str] = Field(
+        [],
+        description="sub-clauses of this clause that also match, ranked before it: the "
+        "deepest clause holding the answer comes first",
+    )
 
 
 class SearchResult(BaseModel):

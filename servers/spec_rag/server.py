@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
@@ -38,6 +39,9 @@ def build(
 ) -> MCPServer:
     library = SpecLibrary(workspace, store, make_embedder(embedder, embed_url))
     server = make_server(REGISTRY, library, workspace)
+    # the model, the BM25 index and the collections load while the client starts up, not
+    # inside its first search
+    threading.Thread(target=_warm, args=(library,), name="spec-rag-warm", daemon=True).start()
 
     @server.resource("spec://{spec}/{clause}", mime_type="text/plain")
     async def section(spec: str, clause: str) -> str:
@@ -57,6 +61,13 @@ def build(
         return f"{LIBRARIAN_RULES}\n\nQuestion: {question}"
 
     return server
+
+
+def _warm(library: SpecLibrary) -> None:
+    try:
+        library.warm()
+    except Exception:  # a failure here shows again, as a structured result, on first use
+        pass
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -187,7 +187,45 @@ def _filler(count: int) -> list[str]:
     return out
 
 
-def _body(spec: str = SPEC, filler: int = 0) -> str:
+def _nested() -> list[str]:
+    """A clause family built like 36.212 5.1.4: the parent's text names what its sub-clauses
+    define, so a question on a sub-clause finds the parent too."""
+    return [
+        _heading(2, "4.4", "Rate matching"),
+        _text("", "Rate matching is defined per coded block for the wallaby coded channels."),
+        _heading(3, "4.4.1", "Rate matching for wallaby coded channels"),
+        _text(
+            "",
+            "The rate matching for wallaby coded channels consists of interleaving the three "
+            "wallaby bit streams with the sub-block interleaver, followed by the collection of "
+            "bits and the generation of a circular buffer. The sub-block interleaver of the "
+            "wallaby coded channels is defined in clause 4.4.1.1, the sub-block interleaver of "
+            "the kangaroo stream in clause 4.4.1.1A, and the bit collection in clause 4.4.1.2.",
+        ),
+        _heading(4, "4.4.1.1", "Sub-block interleaver"),
+        _text(
+            "",
+            "The bits input to the block interleaver are written row by row into a matrix of "
+            "32 columns and read out column by column after the inter-column permutation.",
+        ),
+        _text("TH", "Table 4.4.1.1-1: Inter-column permutation pattern"),
+        _table(
+            2,
+            [[_cell("TAH", "Number of columns"), _cell("TAH", "Permutation pattern")]]
+            + [[_cell("TAC", "32"), _cell("TAC", "0, 16, 8, 24, 4, 20, 12, 28")]],
+        ),
+        _heading(4, "4.4.1.1A", "Sub-block interleaver for the kangaroo stream"),
+        _text("", "The kangaroo stream is interleaved with an offset of one column."),
+        _heading(4, "4.4.1.2", "Bit collection, selection and transmission"),
+        _text(
+            "",
+            "The circular buffer of length Kw is generated from the interleaved streams and "
+            "the soft buffer size Ncb of the code block limits the bits read from it.",
+        ),
+    ]
+
+
+def _body(spec: str = SPEC, filler: int = 0, nested: bool = False) -> str:
     out: list[str] = [
         _text("ZA", f"3GPP TS {spec} V{VERSION} (2024-03)"),
         _p("ZT", _run("3"), _run("rd", "superscript"), _run(" Generation Partnership Project;")),
@@ -343,6 +381,7 @@ def _body(spec: str = SPEC, filler: int = 0) -> str:
         _text("B2", "2>\tstop the report."),
         _heading("H6", "4.3.8.1.1.1", "Level six clause"),
         _text("", "The quoll parameter of level six is given in Table 4.1A-1."),
+        *(_nested() if nested else []),
         *(_filler(filler) if filler else []),
         _p(
             "Heading8", _run("Annex A (informative):"), "<w:r><w:br/></w:r>", _run("Change history")
@@ -375,9 +414,11 @@ def write_real_docx(
     extra_member: tuple[str, int] | None = None,
     spec: str = SPEC,
     filler: int = 0,
+    nested: bool = False,
 ) -> Path:
     """The generated spec; `extra_member` adds a referenced part (name, size) of zero bytes;
-    `spec` and `filler` make other and larger specs of the same build."""
+    `spec` and `filler` make other and larger specs of the same build; `nested` adds a clause
+    family whose parent's text names what its sub-clauses define (4.4, as 36.212 5.1.4)."""
     rels = {
         "rIdStyles": ("styles", "styles.xml"),
         "rIdWmf1": ("image", "media/image1.wmf"),
@@ -420,7 +461,7 @@ def write_real_docx(
         archive.writestr("word/styles.xml", _styles())
         archive.writestr(
             "word/document.xml",
-            f'<?xml version="1.0"?><w:document {NS}><w:body>{_body(spec, filler)}'
+            f'<?xml version="1.0"?><w:document {NS}><w:body>{_body(spec, filler, nested)}'
             + (_p("", _picture("rIdBig")) if extra_member is not None else "")
             + "</w:body></w:document>",
         )

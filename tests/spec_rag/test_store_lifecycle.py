@@ -71,3 +71,15 @@ async def test_store_survives_a_restart_and_a_store_dir(tmp_path: Path, corpus) 
     assert [h.chunk_id for h in after.hits] == [h.chunk_id for h in before.hits]
     assert after.hits[0].citation.clause == "7.2"
     assert (await reopened.ingest("spec.pdf")).status == "unchanged"
+
+
+@pytest.mark.anyio
+async def test_ingest_leaves_the_bm25_index_built_for_the_next_search(
+    tmp_path: Path,
+    corpus,  # type: ignore[no-untyped-def]
+) -> None:
+    shutil.copy(corpus["36211.pdf"], tmp_path / "spec.pdf")
+    library = SpecLibrary(Workspace.open(tmp_path), embedder=None)
+    assert (await library.ingest("spec.pdf")).status == "ingested"
+    # the first search after an ingest must not rebuild the index inside the call
+    assert library.lexical._generation == library.catalog.generation
