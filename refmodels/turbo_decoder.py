@@ -99,6 +99,28 @@ _allow_noalias()
 
 
 @numba.njit(inline="always")
+def _put(dst, b, v0, v1, v2, v3, v4, v5, v6, v7, sm_lim, clip):
+    """States 1..7 of a metric normalised to state 0 into column ``b`` of ``dst``, saturated
+    to +-sm_lim when ``clip``."""
+    if clip:
+        dst[0, b] = _clip(v1 - v0, sm_lim)
+        dst[1, b] = _clip(v2 - v0, sm_lim)
+        dst[2, b] = _clip(v3 - v0, sm_lim)
+        dst[3, b] = _clip(v4 - v0, sm_lim)
+        dst[4, b] = _clip(v5 - v0, sm_lim)
+        dst[5, b] = _clip(v6 - v0, sm_lim)
+        dst[6, b] = _clip(v7 - v0, sm_lim)
+    else:
+        dst[0, b] = v1 - v0
+        dst[1, b] = v2 - v0
+        dst[2, b] = v3 - v0
+        dst[3, b] = v4 - v0
+        dst[4, b] = v5 - v0
+        dst[5, b] = v6 - v0
+        dst[6, b] = v7 - v0
+
+
+@numba.njit(inline="always")
 def _forward_step(gs, lp, k, src, dst, nb, zero, sm_lim, clip):
     """alpha_k (``src``) -> alpha_k+1 (``dst``, may be ``src``): states 1..7, state 0 is 0
     after normalisation; saturated to +-sm_lim when ``clip`` (a constant at every call site,
@@ -137,22 +159,7 @@ def _forward_step(gs, lp, k, src, dst, nb, zero, sm_lim, clip):
         x7 = a6
         y7 = a7 + g3
         n7 = x7 if x7 > y7 else y7
-        if clip:
-            dst[0, b] = _clip(n1 - n0, sm_lim)
-            dst[1, b] = _clip(n2 - n0, sm_lim)
-            dst[2, b] = _clip(n3 - n0, sm_lim)
-            dst[3, b] = _clip(n4 - n0, sm_lim)
-            dst[4, b] = _clip(n5 - n0, sm_lim)
-            dst[5, b] = _clip(n6 - n0, sm_lim)
-            dst[6, b] = _clip(n7 - n0, sm_lim)
-        else:
-            dst[0, b] = n1 - n0
-            dst[1, b] = n2 - n0
-            dst[2, b] = n3 - n0
-            dst[3, b] = n4 - n0
-            dst[4, b] = n5 - n0
-            dst[5, b] = n6 - n0
-            dst[6, b] = n7 - n0
+        _put(dst, b, n0, n1, n2, n3, n4, n5, n6, n7, sm_lim, clip)
 
 
 @numba.njit(inline="always")
@@ -228,22 +235,7 @@ def _backward_step(gs_k, lp_k, le_k, cur, beta, nb, zero, sm_lim, ext_lim, clip)
         t0_7 = b3
         t1_7 = b7 + g3
         m7 = t0_7 if t0_7 > t1_7 else t1_7
-        if clip:
-            beta[0, b] = _clip(m1 - m0, sm_lim)
-            beta[1, b] = _clip(m2 - m0, sm_lim)
-            beta[2, b] = _clip(m3 - m0, sm_lim)
-            beta[3, b] = _clip(m4 - m0, sm_lim)
-            beta[4, b] = _clip(m5 - m0, sm_lim)
-            beta[5, b] = _clip(m6 - m0, sm_lim)
-            beta[6, b] = _clip(m7 - m0, sm_lim)
-        else:
-            beta[0, b] = m1 - m0
-            beta[1, b] = m2 - m0
-            beta[2, b] = m3 - m0
-            beta[3, b] = m4 - m0
-            beta[4, b] = m5 - m0
-            beta[5, b] = m6 - m0
-            beta[6, b] = m7 - m0
+        _put(beta, b, m0, m1, m2, m3, m4, m5, m6, m7, sm_lim, clip)
 
 
 @numba.njit(cache=True, fastmath=True, boundscheck=False, noalias=True)
@@ -521,27 +513,34 @@ def turbo_decode(
     le = np.zeros((k + 3, nb), dtype)
     bits = np.zeros((nb, k), np.uint8)
     app = np.zeros((nb, k), dtype)
-    l_nat = np.empty((nb, k), dtype)
     iters = np.full(nb, max_iters, np.int64)
-    done = np.zeros(nb, bool)
+    # The blocks still decoding, as rows of the result; once a block's CRC passes it leaves
+    # the batch (the blocks are independent lanes, so the others' values do not change).
+    live = np.arange(nb)
+    state = [ls1, ls2, lp1, lp2, gs1, gs2, le, ckpt, win, beta, cur, bnd, new]
     for it in range(1, max_iters + 1):
+        ls1, ls2, lp1, lp2, gs1, gs2, le, ckpt, win, beta, cur, bnd, new = state
         _iteration(
             ls1, ls2, lp1, lp2, gs1, gs2, le, ckpt, win, beta, cur, perm, inv, fixed, sm_lim,
             ext_lim, bnd, new,
         )  # fmt: skip
         if crc is None and it < max_iters:
             continue
+        l_nat = np.empty((live.size, k), dtype)
         _app(gs2, le, inv, k, app_lim, l_nat)
         hard = (l_nat > 0).astype(np.uint8)
-        live = ~done
-        bits[live] = hard[live]
-        app[live] = l_nat[live]
+        bits[live] = hard
+        app[live] = l_nat
         iters[live] = it
         if crc is None:
             continue
-        done |= crc_check_batch(hard, crc)
-        if done.all():
+        passed = crc_check_batch(hard, crc)
+        if passed.all():
             break
+        if passed.any():
+            keep = ~passed
+            live = live[keep]
+            state = [np.ascontiguousarray(a[..., keep]) for a in state]
     crc_ok = crc_check_batch(bits, crc) if crc else np.zeros(nb, bool)
     if fixed:
         app = app.astype(np.int32)

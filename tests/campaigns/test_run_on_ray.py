@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from .private_network import NoPrivateNetwork, interface_addresses, private_loopback_network
+from .conftest import private_cluster
 from .ray_cluster import LocalCluster
 from .test_run_options import assert_one_line_refusal, hdl_run
 
@@ -21,21 +21,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def iverilog_only(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
-    local = LocalCluster(tmp_path_factory.mktemp("r"))
-    try:
-        network = private_loopback_network()
-        network.__enter__()
-    except NoPrivateNetwork as exc:
-        pytest.skip(f"a Ray cluster runs here only on a private loopback network: {exc}")
-    try:
-        assert interface_addresses() <= {"127.0.0.1", "::1"}, interface_addresses()
-        local.start_head({"iverilog": 1})
+    with private_cluster(tmp_path_factory, {"iverilog": 1}) as local:
         yield local
-    finally:
-        try:
-            local.stop()
-        finally:
-            network.__exit__(None, None, None)
 
 
 def test_single_block_with_ray_goes_to_the_cluster(
