@@ -3,9 +3,12 @@ full R.2 subframe TX -> channel -> RX, float and bit-true fixed point, printed s
 
 Run: ``PYTHONPATH=. python bench/refmodels_turbo.py [--blocks N] [--baseline REV] [--sionna]``.
 Both wall-clock and process CPU time are reported: on a shared machine the CPU-time figure is
-the better estimate of one dedicated core.  ``--baseline REV`` also loads the decoder as it was
-at git revision REV and times both side by side in this one run (alternating, best of several
-rounds, since the machine is shared), checking that the outputs agree.
+the better estimate of one dedicated core.  The decoder as it was at git revision REV (default
+``BASELINE_REV``, the decoder before the saturation-free float kernels and the stored sub-block
+metrics; ``--baseline none`` skips it) is loaded too and both are timed side by side in this one
+run (alternating, best of several rounds, since the machine is shared), checking that the
+outputs are equal: first 8 iterations without early stopping, then with early stopping on the
+CRC (blocks carrying a CRC24B, at an Eb/N0 where most stop after a few iterations).
 """
 
 from __future__ import annotations
@@ -24,14 +27,17 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 import numpy as np
 
 from silicon_agent.refmodels.ber import channel_llrs
+from silicon_agent.refmodels.crc import crc_attach
 from silicon_agent.refmodels.e2e import run_e2e
 from silicon_agent.refmodels.fixed_point import LLR, quantise
 from silicon_agent.refmodels.turbo_decoder import turbo_decode
+from silicon_agent.refmodels.turbo_encoder import turbo_encode
 
 K = 6144
 ITERS = 8
-# refmodels as first committed: the decoder before the fused kernels.
-BASELINE_REV = "2230832"
+# The decoder before the saturation-free float kernels and the stored sub-block metrics.
+BASELINE_REV = "217a3b0"
+EARLY_STOP_EBN0 = 1.0
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -80,11 +86,25 @@ def _load_baseline(rev: str, tmp: Path):
     return mod
 
 
+def _crc_blocks(n: int, ebn0_db: float, rng: np.random.Generator) -> np.ndarray:
+    """Channel LLRs of ``n`` K = 6144 blocks that carry a CRC24B (TS 36.212 5.1.2)."""
+    info = np.stack(
+        [crc_attach(rng.integers(0, 2, K - 24).astype(np.uint8), "24B") for _ in range(n)]
+    )
+    d = np.stack([turbo_encode(c) for c in info])
+    rate = K / (3 * (K + 4))
+    sigma2 = 1.0 / (2.0 * rate * 10 ** (ebn0_db / 10))
+    return 2.0 * ((2.0 * d - 1.0) + rng.normal(0.0, np.sqrt(sigma2), d.shape)) / sigma2
+
+
 def bench_baseline(rev: str, blocks: int, rounds: int) -> None:
-    """Old vs new decoder at batch 32, alternating within one run; best CPU time of ``rounds``."""
+    """Old vs new decoder at batch 32, alternating within one run; best CPU time of ``rounds``:
+    8 iterations without early stopping, then early stopping on the CRC."""
     rng = np.random.default_rng(0)
     _, llr = channel_llrs(K, 1.0, blocks, rng)
     raw = quantise(llr, LLR)
+    crc_llr = _crc_blocks(blocks, EARLY_STOP_EBN0, np.random.default_rng(1))
+    crc_raw = quantise(crc_llr, LLR)
     with tempfile.TemporaryDirectory() as tmp:
         try:
             old = _load_baseline(rev, Path(tmp))
@@ -92,18 +112,30 @@ def bench_baseline(rev: str, blocks: int, rounds: int) -> None:
             print(f"baseline {rev} not available: {exc}")
             return
         print(
-            f"\nbaseline {rev} vs now, K={K}, {ITERS} iterations, batch 32, 1 thread, best of "
-            f"{rounds} (CPU time)"
+            f"\nbaseline {rev} vs now, K={K}, up to {ITERS} iterations, batch {blocks}, 1 thread, "
+            f"best of {rounds} (CPU time: Mbit/s per core)"
         )
         print(f"  load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
-        for name, data, fixed in (("float", llr, False), ("fixed", raw, True)):
+        cases = (
+            ("float", llr, False, None),
+            ("fixed", raw, True, None),
+            ("float, early stop", crc_llr, False, "24B"),
+            ("fixed, early stop", crc_raw, True, "24B"),
+        )
+        for name, data, fixed, crc in cases:
             fns = {
-                "old": lambda data=data, fixed=fixed: old.turbo_decode(data, ITERS, fixed=fixed),
-                "new": lambda data=data, fixed=fixed: turbo_decode(data, ITERS, fixed=fixed),
+                "old": lambda data=data, fixed=fixed, crc=crc: old.turbo_decode(
+                    data, ITERS, crc=crc, fixed=fixed
+                ),
+                "new": lambda data=data, fixed=fixed, crc=crc: turbo_decode(
+                    data, ITERS, crc=crc, fixed=fixed
+                ),
             }
             outs = {key: fn() for key, fn in fns.items()}
-            same_bits = np.array_equal(outs["old"].bits, outs["new"].bits)
-            diff = np.abs(outs["old"].llr.astype(np.float64) - outs["new"].llr).max()
+            same = all(
+                np.array_equal(getattr(outs["old"], f), getattr(outs["new"], f))
+                for f in ("bits", "llr", "iterations", "crc_ok")
+            )
             best = {key: np.inf for key in fns}
             for _ in range(rounds):
                 for key, fn in fns.items():
@@ -111,10 +143,11 @@ def bench_baseline(rev: str, blocks: int, rounds: int) -> None:
                     fn()
                     best[key] = min(best[key], time.process_time() - c0)
             bits = blocks * K
+            mean_it = float(np.mean(outs["new"].iterations))
             print(
-                f"  {name:<6} old {bits / best['old'] / 1e6:6.2f} Mbit/s   new "
-                f"{bits / best['new'] / 1e6:6.2f} Mbit/s   speed-up {best['old'] / best['new']:.2f}"
-                f"   bits equal {same_bits}   max |LLR diff| {diff:.3g}"
+                f"  {name:<18} old {bits / best['old'] / 1e6:6.2f}   new "
+                f"{bits / best['new'] / 1e6:6.2f} Mbit/s   x{best['old'] / best['new']:.2f}"
+                f"   outputs equal {same}   mean iterations {mean_it:.2f}"
             )
         print(f"  load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
 
@@ -159,21 +192,24 @@ def main() -> None:
     ap.add_argument("--sionna", action="store_true", help="also time sionna's decoder")
     ap.add_argument(
         "--baseline",
-        nargs="?",
-        const=BASELINE_REV,
-        default=None,
+        default=BASELINE_REV,
         metavar="REV",
-        help=f"also time the decoder of git revision REV side by side (default {BASELINE_REV})",
+        help=f"time the decoder of git revision REV side by side (default {BASELINE_REV}; "
+        "'none' skips it)",
     )
+    ap.add_argument("--no-sweep", action="store_true", help="skip the batch-size sweep")
+    ap.add_argument("--no-e2e", action="store_true", help="skip the R.2 subframe timing")
     ap.add_argument("--rounds", type=int, default=7, help="rounds of the baseline comparison")
     args = ap.parse_args()
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")
-    bench_decoder(args.blocks, args.repeat)
-    if args.baseline:
+    if not args.no_sweep:
+        bench_decoder(args.blocks, args.repeat)
+    if args.baseline != "none":
         bench_baseline(args.baseline, 32, args.rounds)
     if args.sionna:
         bench_sionna()
-    bench_e2e(args.repeat)
+    if not args.no_e2e:
+        bench_e2e(args.repeat)
 
 
 if __name__ == "__main__":

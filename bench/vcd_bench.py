@@ -9,8 +9,9 @@ each in its own process so peak memory is that loader's alone:
   vcdvcd   vcdvcd cold: parse keeping one signal
 and in this process, after a warm load: 10k random values_at queries through the API and
 directly on the cached file, against the same lookups on vcdvcd's parsed signal.
-Targets (printed, not asserted): >= 5x faster than vcdvcd cold, peak memory <= 2x the file,
-a warm query <= 1 ms. Times include page-cache effects: the raw read runs first.
+Targets (printed, not asserted): >= 15x faster than vcdvcd cold and within 5x of the raw read,
+peak memory <= 2x the file, a warm query <= 1 ms. Times include page-cache effects: the raw
+read runs first. The machine's load average is printed before and after.
 """
 
 from __future__ import annotations
@@ -206,6 +207,7 @@ def main() -> None:
         print(f"generated {path} in {time.perf_counter() - started:.1f} s")
     size_mb = path.stat().st_size / 1e6
     print(f"file: {path} {size_mb:.1f} MB, {N_WIDE + N_BITS + 1} signals")
+    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (before)")
     raw = run_child("raw", path)
     # Rounds alternate the two loaders so that load on this shared machine hits both alike;
     # the figures are each loader's median and the median of the per-round ratios.
@@ -225,13 +227,13 @@ def main() -> None:
               f"{extra:11.0f}{r['peak_mb'] / size_mb:8.2f}")  # fmt: skip
     print(
         f"cold speed-up vs vcdvcd: {statistics.median(ratios):.1f}x median of {len(ratios)} "
-        f"rounds (range {ratios[0]:.1f}-{ratios[-1]:.1f}x; target >= 5x)"
+        f"rounds (range {ratios[0]:.1f}-{ratios[-1]:.1f}x; target >= 15x)"
     )
     print(
         f"content hash (BLAKE3) inside the cold load: {ours['hash_s']:.3f} s "
         f"({100 * ours['hash_s'] / ours['seconds']:.0f} % of it)"
     )
-    print(f"cold time vs raw read:   {ours['seconds'] / raw['seconds']:.1f}x")
+    print(f"cold time vs raw read:   {ours['seconds'] / raw['seconds']:.1f}x (target <= 5x)")
     print(f"peak memory / file size: {ours['peak_mb'] / size_mb:.2f} (target <= 2)")
     warm = warm_queries(path, args.queries)
     print(
@@ -239,6 +241,7 @@ def main() -> None:
         f"API call {warm['api_us']:.1f} us, vcdvcd {warm['vcdvcd_us']:.1f} us "
         f"(target <= 1000 us); disagreements {warm['disagree']}"
     )
+    print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (after)")
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 from collections.abc import Sequence
 from concurrent.futures import Future, InvalidStateError
@@ -13,7 +14,7 @@ from typing import Any
 
 from silicon_agent.campaigns.executors import OnResult
 from silicon_agent.campaigns.task import Task, TaskResult, execute
-from silicon_agent.campaigns.tools import ToolCheck, ToolMismatch
+from silicon_agent.campaigns.tools import CampaignRefused, ToolCheck, ToolMismatch
 
 ADDRESS_ENV = "RAY_ADDRESS"
 NODE_ID_CHARS = 12
@@ -56,7 +57,15 @@ class RayExecutor:
         if ray.is_initialized():  # a connection this process already holds is used as it is
             pass
         elif self.address:
-            ray.init(address=self.address, log_to_driver=False)
+            # Ray's own start-up chatter stays out of a command's output.
+            os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "error")
+            try:
+                ray.init(address=self.address, log_to_driver=False, logging_level=logging.WARNING)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                raise CampaignRefused(
+                    f"cannot join the Ray cluster at {self.address}: {first}"
+                ) from None
             self._owns_connection = True
         else:
             cpus = max(1, self.workers or os.cpu_count() or 1)
@@ -85,7 +94,7 @@ class RayExecutor:
         for task in tasks:
             for resource, amount in task.resources.items():
                 if offered.get(resource, 0.0) < amount:
-                    raise RuntimeError(
+                    raise CampaignRefused(
                         f"task {task.id} needs resource {resource!r} x{amount}, but the Ray "
                         f"cluster offers {offered.get(resource, 0.0)}: start the nodes that have "
                         f"the tool with `ray start ... --resources '{{\"{resource}\": N}}'`"

@@ -25,7 +25,12 @@ PYTHON_PROBES: dict[str, str] = {
 }
 
 
-class ToolMismatch(RuntimeError):
+class CampaignRefused(RuntimeError):
+    """An executor cannot run a campaign's tasks (a cluster it cannot reach, a resource no node
+    offers, a node with other tool versions): the message says why, in one line."""
+
+
+class ToolMismatch(CampaignRefused):
     """A worker's tool differs from the driver's; the task refuses to run."""
 
     def __init__(self, tool: str, worker: str, driver: str, node: str) -> None:

@@ -76,7 +76,7 @@ def task_id(block: str, case: str, sim: str, seed: int) -> str:
 
 
 def regression_tasks(
-    selection: list[tuple[Block, list[str]]], simulators: list[str], seeds: int
+    selection: list[tuple[Block, list[str]]], simulators: list[str], seeds: int, first_seed: int = 0
 ) -> list[Task]:
     return [
         Task(
@@ -88,7 +88,7 @@ def regression_tasks(
         for block, cases in selection
         for case in cases
         for sim in simulators
-        for seed in range(seeds)
+        for seed in range(first_seed, first_seed + seeds)
     ]
 
 
@@ -135,20 +135,22 @@ def run_regression(
     executor: Executor,
     out: Path | None = None,
     quiet: bool = False,
+    first_seed: int = 0,
 ) -> Summary:
-    """Run the regression on ``executor`` (closed afterwards); print (unless ``quiet``) and
-    write its summary."""
+    """Run the regression (seeds ``first_seed`` .. ``first_seed + seeds - 1``) on ``executor``
+    (closed afterwards); print (unless ``quiet``) and write its summary."""
     if seeds < 1:
         raise ValueError(f"INVALID_INPUT: --seeds must be at least 1, got {seeds}")
     run = CampaignRun("hdl-regression", executor, PROBES, None if quiet else sys.stderr)
     try:
-        results = run.run(regression_tasks(selection, simulators, seeds))
+        results = run.run(regression_tasks(selection, simulators, seeds, first_seed))
     finally:
         executor.close()
     parameters = {
         "blocks": {block.name: cases for block, cases in selection},
         "simulators": list(simulators),
         "seeds": seeds,
+        **({"first_seed": first_seed} if first_seed else {}),
     }
     summary = run.summary(parameters, results)
     run.finish(summary, summary_table(summary), out, io.StringIO() if quiet else sys.stdout)

@@ -63,6 +63,9 @@ APP_MAX = APP_LLR.max_raw
 BATCH = 32
 # Trellis steps per window of recomputed forward metrics: (WINDOW, 7, 32) float32 is 28 kB.
 WINDOW = 32
+# A SISO over at most this many trellis steps stores every forward metric rather than
+# recomputing them per window: (STORE_MAX, 7, 32) float32 is 230 kB, which L2 holds.
+STORE_MAX = 259
 # Parallel SISOs of the bit-true decoder: at most SISO_MAX, each over at least MIN_SUB_BLOCK
 # trellis steps (see siso_count); the RTL's P_MAX parameter defaults to SISO_MAX.
 SISO_MAX = 32
@@ -96,9 +99,32 @@ _allow_noalias()
 
 
 @numba.njit(inline="always")
-def _forward_step(gs, lp, k, src, dst, nb, zero, sm_lim):
+def _put(dst, b, v0, v1, v2, v3, v4, v5, v6, v7, sm_lim, clip):
+    """States 1..7 of a metric normalised to state 0 into column ``b`` of ``dst``, saturated
+    to +-sm_lim when ``clip``."""
+    if clip:
+        dst[0, b] = _clip(v1 - v0, sm_lim)
+        dst[1, b] = _clip(v2 - v0, sm_lim)
+        dst[2, b] = _clip(v3 - v0, sm_lim)
+        dst[3, b] = _clip(v4 - v0, sm_lim)
+        dst[4, b] = _clip(v5 - v0, sm_lim)
+        dst[5, b] = _clip(v6 - v0, sm_lim)
+        dst[6, b] = _clip(v7 - v0, sm_lim)
+    else:
+        dst[0, b] = v1 - v0
+        dst[1, b] = v2 - v0
+        dst[2, b] = v3 - v0
+        dst[3, b] = v4 - v0
+        dst[4, b] = v5 - v0
+        dst[5, b] = v6 - v0
+        dst[6, b] = v7 - v0
+
+
+@numba.njit(inline="always")
+def _forward_step(gs, lp, k, src, dst, nb, zero, sm_lim, clip):
     """alpha_k (``src``) -> alpha_k+1 (``dst``, may be ``src``): states 1..7, state 0 is 0
-    after normalisation."""
+    after normalisation; saturated to +-sm_lim when ``clip`` (a constant at every call site,
+    so the float kernels carry no saturation at all)."""
     for b in range(nb):
         g1 = lp[k, b]
         g2 = gs[k, b]
@@ -133,17 +159,16 @@ def _forward_step(gs, lp, k, src, dst, nb, zero, sm_lim):
         x7 = a6
         y7 = a7 + g3
         n7 = x7 if x7 > y7 else y7
-        dst[0, b] = _clip(n1 - n0, sm_lim)
-        dst[1, b] = _clip(n2 - n0, sm_lim)
-        dst[2, b] = _clip(n3 - n0, sm_lim)
-        dst[3, b] = _clip(n4 - n0, sm_lim)
-        dst[4, b] = _clip(n5 - n0, sm_lim)
-        dst[5, b] = _clip(n6 - n0, sm_lim)
-        dst[6, b] = _clip(n7 - n0, sm_lim)
+        _put(dst, b, n0, n1, n2, n3, n4, n5, n6, n7, sm_lim, clip)
 
 
 @numba.njit(inline="always")
-def _backward_step(gs_k, lp_k, le_k, cur, beta, nb, zero, sm_lim, ext_lim):
+def _mx(x, y):
+    return x if x > y else y
+
+
+@numba.njit(inline="always")
+def _backward_step(gs_k, lp_k, le_k, cur, beta, nb, zero, sm_lim, ext_lim, clip):
     """Extrinsic of step k (rows ``gs_k``, ``lp_k``, ``le_k``) from alpha_k (``cur``) and
     beta_k+1, then beta_k+1 -> beta_k in ``beta`` (states 1..7)."""
     for b in range(nb):
@@ -180,21 +205,13 @@ def _backward_step(gs_k, lp_k, le_k, cur, beta, nb, zero, sm_lim, ext_lim):
         u1_6 = c6 + b3 + g1
         u0_7 = c7 + b3
         u1_7 = c7 + b7 + g1
-        u0_r00 = u0_0 if u0_0 > u0_1 else u0_1
-        u0_r01 = u0_2 if u0_2 > u0_3 else u0_3
-        u0_r02 = u0_4 if u0_4 > u0_5 else u0_5
-        u0_r03 = u0_6 if u0_6 > u0_7 else u0_7
-        u0_r10 = u0_r00 if u0_r00 > u0_r01 else u0_r01
-        u0_r11 = u0_r02 if u0_r02 > u0_r03 else u0_r03
-        u0_r20 = u0_r10 if u0_r10 > u0_r11 else u0_r11
-        u1_r00 = u1_0 if u1_0 > u1_1 else u1_1
-        u1_r01 = u1_2 if u1_2 > u1_3 else u1_3
-        u1_r02 = u1_4 if u1_4 > u1_5 else u1_5
-        u1_r03 = u1_6 if u1_6 > u1_7 else u1_7
-        u1_r10 = u1_r00 if u1_r00 > u1_r01 else u1_r01
-        u1_r11 = u1_r02 if u1_r02 > u1_r03 else u1_r03
-        u1_r20 = u1_r10 if u1_r10 > u1_r11 else u1_r11
-        le_k[b] = _clip(u1_r20 - u0_r20, ext_lim)
+        u0 = _mx(_mx(_mx(u0_0, u0_1), _mx(u0_2, u0_3)), _mx(_mx(u0_4, u0_5), _mx(u0_6, u0_7)))
+        u1 = _mx(_mx(_mx(u1_0, u1_1), _mx(u1_2, u1_3)), _mx(_mx(u1_4, u1_5), _mx(u1_6, u1_7)))
+        e = u1 - u0
+        if clip:
+            le_k[b] = _clip(e, ext_lim)
+        else:
+            le_k[b] = e
         t1_0 = b4 + g3
         m0 = zero if zero > t1_0 else t1_0
         t0_1 = b4
@@ -218,48 +235,63 @@ def _backward_step(gs_k, lp_k, le_k, cur, beta, nb, zero, sm_lim, ext_lim):
         t0_7 = b3
         t1_7 = b7 + g3
         m7 = t0_7 if t0_7 > t1_7 else t1_7
-        beta[0, b] = _clip(m1 - m0, sm_lim)
-        beta[1, b] = _clip(m2 - m0, sm_lim)
-        beta[2, b] = _clip(m3 - m0, sm_lim)
-        beta[3, b] = _clip(m4 - m0, sm_lim)
-        beta[4, b] = _clip(m5 - m0, sm_lim)
-        beta[5, b] = _clip(m6 - m0, sm_lim)
-        beta[6, b] = _clip(m7 - m0, sm_lim)
+        _put(beta, b, m0, m1, m2, m3, m4, m5, m6, m7, sm_lim, clip)
 
 
 @numba.njit(cache=True, fastmath=True, boundscheck=False, noalias=True)
-def _siso(gs, lp, le, ckpt, win, beta, cur, sm_lim, ext_lim):
+def _siso(gs, lp, le, ckpt, win, beta, cur, sm_lim, ext_lim, clip):
+    """The SISO below, compiled once with saturation (bit-true) and once without (float)."""
+    if clip:
+        _siso_body(gs, lp, le, ckpt, win, beta, cur, sm_lim, ext_lim, True)
+    else:
+        _siso_body(gs, lp, le, ckpt, win, beta, cur, sm_lim, ext_lim, False)
+
+
+@numba.njit(inline="always")
+def _siso_body(gs, lp, le, ckpt, win, beta, cur, sm_lim, ext_lim, clip):
     """One max-log-MAP constituent decoder over a batch (TS 36.212 5.1.3.2.1).
 
-    Arrays are (step, [state,] block).  gs, lp: (K+3, B) systematic-plus-a-priori
-    (Ls + La, La = 0 on the tail) and parity LLRs incl. tail; le: (K+3, B) extrinsic output
-    (tail rows unused); ckpt: (ceil((K+3)/WINDOW), 7, B) forward metrics at every WINDOW-th
-    step; win: (WINDOW, 7, B) forward metrics of one window; beta, cur: (7, B) scratch.
+    Arrays are (step, [state,] block).  gs, lp: (n, B) systematic-plus-a-priori
+    (Ls + La, La = 0 on the tail) and parity LLRs incl. tail; le: (n, B) extrinsic output
+    (tail rows unused); ckpt: (ceil(n / WINDOW), 7, B) forward metrics at every WINDOW-th
+    step; win: (W, 7, B) forward metrics, W >= WINDOW; beta, cur: (7, B) scratch.
     Branch metric gamma = u*(Ls+La) + p*Lp (g1 = Lp, g2 = Ls+La, g3 = both).  State metrics
-    are normalised to state 0 (so state 0 is always 0 and is not stored) and saturated to
-    +-sm_lim every step, the extrinsic to +-ext_lim.  The caller sets the initial alpha in
-    ``cur`` and beta in ``beta``; on return ``cur`` holds the last alpha and ``beta`` the first
-    beta (the boundary metrics handed to the neighbouring sub-blocks).
+    are normalised to state 0 (so state 0 is always 0 and is not stored) and, when ``clip``,
+    saturated to +-sm_lim every step, the extrinsic to +-ext_lim.  The caller sets the initial
+    alpha in ``cur`` and beta in ``beta``; on return ``cur`` holds the last alpha and ``beta``
+    the first beta (the boundary metrics handed to the neighbouring sub-blocks).
 
-    The forward pass keeps only a checkpoint per window; the backward pass recomputes the
-    window's metrics from it (the same operations, so the same values) into ``win``, which
-    stays in L1, instead of streaming a (K+4, 8, B) array through memory; the backward steps
-    of a window then find their input rows still in cache.  The state loops are written out
-    from ``PRED``/``SUCC`` over one row view per array, and ``noalias`` spares LLVM the
-    run-time overlap checks: that is what lets it vectorise across the blocks.
+    A (sub-)block of at most W steps keeps every forward metric in ``win`` (a parallel SISO's
+    sub-block: it stays in L2).  A longer one keeps only a checkpoint per WINDOW steps; the
+    backward pass recomputes the window's metrics from it (the same operations, so the same
+    values) into ``win``, which stays in L1, instead of streaming a (K+4, 7, B) array through
+    memory.  The state loops are written out from ``PRED``/``SUCC`` over one row view per
+    array, and ``noalias`` spares LLVM the run-time overlap checks: that is what lets it
+    vectorise across the blocks.
     """
     n, nb = gs.shape
+    zero = np.float32(0)
+    if n <= win.shape[0]:
+        for s in range(7):
+            for b in range(nb):
+                win[0, s, b] = cur[s, b]
+        for j in range(n - 1):
+            _forward_step(gs, lp, j, win[j], win[j + 1], nb, zero, sm_lim, clip)
+        _forward_step(gs, lp, n - 1, win[n - 1], cur, nb, zero, sm_lim, clip)
+        for jj in range(n):
+            j = n - 1 - jj
+            _backward_step(gs[j], lp[j], le[j], win[j], beta, nb, zero, sm_lim, ext_lim, clip)
+        return
     cf = cur.reshape(7 * nb)
     ckf = ckpt.reshape(ckpt.shape[0], 7 * nb)
     wf = win.reshape(win.shape[0], 7 * nb)
-    zero = np.float32(0)
     nwin = (n + WINDOW - 1) // WINDOW
     for w in range(nwin):
         for i in range(7 * nb):
             ckf[w, i] = cf[i]
         k0 = w * WINDOW
         for j in range(min(WINDOW, n - k0)):
-            _forward_step(gs, lp, k0 + j, cur, cur, nb, zero, sm_lim)
+            _forward_step(gs, lp, k0 + j, cur, cur, nb, zero, sm_lim, clip)
     for ww in range(nwin):
         w = nwin - 1 - ww
         k0 = w * WINDOW
@@ -267,15 +299,17 @@ def _siso(gs, lp, le, ckpt, win, beta, cur, sm_lim, ext_lim):
         for i in range(7 * nb):
             wf[0, i] = ckf[w, i]
         for j in range(m - 1):
-            _forward_step(gs, lp, k0 + j, win[j], win[j + 1], nb, zero, sm_lim)
+            _forward_step(gs, lp, k0 + j, win[j], win[j + 1], nb, zero, sm_lim, clip)
         for jj in range(m):
             j = m - 1 - jj
             k = k0 + j
-            _backward_step(gs[k], lp[k], le[k], win[j], beta, nb, zero, sm_lim, ext_lim)
+            _backward_step(gs[k], lp[k], le[k], win[j], beta, nb, zero, sm_lim, ext_lim, clip)
 
 
 @numba.njit(cache=True, fastmath=True, boundscheck=False)
-def _siso_blocks(gs, lp, le, ckpt, win, beta, cur, sm_lim, ext_lim, a_bnd, b_bnd, a_new, b_new):
+def _siso_blocks(
+    gs, lp, le, ckpt, win, beta, cur, sm_lim, ext_lim, a_bnd, b_bnd, a_new, b_new, clip
+):
     """One constituent decoder as P = a_bnd.shape[0] parallel SISOs over sub-blocks of
     M = K / P steps (the last one also runs the 3 tail steps).  Sub-block q starts alpha from
     ``a_bnd[q]`` and beta from ``b_bnd[q]``: the metrics its neighbours ended with in this
@@ -292,7 +326,7 @@ def _siso_blocks(gs, lp, le, ckpt, win, beta, cur, sm_lim, ext_lim, a_bnd, b_bnd
             for b in range(nb):
                 cur[s, b] = a_bnd[q, s, b]
                 beta[s, b] = b_bnd[q, s, b]
-        _siso(gs[lo:hi], lp[lo:hi], le[lo:hi], ckpt, win, beta, cur, sm_lim, ext_lim)
+        _siso(gs[lo:hi], lp[lo:hi], le[lo:hi], ckpt, win, beta, cur, sm_lim, ext_lim, clip)
         for s in range(7):
             for b in range(nb):
                 if q + 1 < p:
@@ -350,10 +384,10 @@ def _iteration(
     metrics of decoder 1 then decoder 2; ``new`` scratch of the same shape."""
     k = perm.shape[0]
     _siso_blocks(gs1, lp1, le, ckpt, win, beta, cur, sm_lim, ext_lim, bnd[0], bnd[1], new[0],
-                 new[1])  # fmt: skip
+                 new[1], fixed)  # fmt: skip
     _scale_permute(le, perm, k, fixed, ls2, gs2)
     _siso_blocks(gs2, lp2, le, ckpt, win, beta, cur, sm_lim, ext_lim, bnd[2], bnd[3], new[2],
-                 new[3])  # fmt: skip
+                 new[3], fixed)  # fmt: skip
     _scale_permute(le, inv, k, fixed, ls1, gs1)
 
 
@@ -469,7 +503,9 @@ def turbo_decode(
     bnd[3, siso - 1] = neg
     new = np.empty_like(bnd)
     ckpt = np.empty(((k + 3 + WINDOW - 1) // WINDOW, 7, nb), dtype)
-    win = np.empty((WINDOW, 7, nb), dtype)
+    # Sub-blocks of up to STORE_MAX steps keep all their forward metrics (no recomputation).
+    longest = (k // siso) + 3
+    win = np.empty((max(WINDOW, longest if longest <= STORE_MAX else 0), 7, nb), dtype)
     beta = np.empty((7, nb), dtype)
     cur = np.empty((7, nb), dtype)
     # Ls + La per decoder (La starts at 0 and stays 0 on the tail).
@@ -477,27 +513,34 @@ def turbo_decode(
     le = np.zeros((k + 3, nb), dtype)
     bits = np.zeros((nb, k), np.uint8)
     app = np.zeros((nb, k), dtype)
-    l_nat = np.empty((nb, k), dtype)
     iters = np.full(nb, max_iters, np.int64)
-    done = np.zeros(nb, bool)
+    # The blocks still decoding, as rows of the result; once a block's CRC passes it leaves
+    # the batch (the blocks are independent lanes, so the others' values do not change).
+    live = np.arange(nb)
+    state = [ls1, ls2, lp1, lp2, gs1, gs2, le, ckpt, win, beta, cur, bnd, new]
     for it in range(1, max_iters + 1):
+        ls1, ls2, lp1, lp2, gs1, gs2, le, ckpt, win, beta, cur, bnd, new = state
         _iteration(
             ls1, ls2, lp1, lp2, gs1, gs2, le, ckpt, win, beta, cur, perm, inv, fixed, sm_lim,
             ext_lim, bnd, new,
         )  # fmt: skip
         if crc is None and it < max_iters:
             continue
+        l_nat = np.empty((live.size, k), dtype)
         _app(gs2, le, inv, k, app_lim, l_nat)
         hard = (l_nat > 0).astype(np.uint8)
-        live = ~done
-        bits[live] = hard[live]
-        app[live] = l_nat[live]
+        bits[live] = hard
+        app[live] = l_nat
         iters[live] = it
         if crc is None:
             continue
-        done |= crc_check_batch(hard, crc)
-        if done.all():
+        passed = crc_check_batch(hard, crc)
+        if passed.all():
             break
+        if passed.any():
+            keep = ~passed
+            live = live[keep]
+            state = [np.ascontiguousarray(a[..., keep]) for a in state]
     crc_ok = crc_check_batch(bits, crc) if crc else np.zeros(nb, bool)
     if fixed:
         app = app.astype(np.int32)

@@ -4,6 +4,7 @@ stays connected for the whole module, so the nodes' worker processes serve every
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 
 import pytest
@@ -14,8 +15,13 @@ from .ray_cluster import LocalCluster
 TOOLS = {"iverilog": 1, "verilator": 1}
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+@contextlib.contextmanager
+def private_cluster(
+    tmp_path_factory: pytest.TempPathFactory, head: dict[str, float], *nodes: dict[str, float]
+) -> Iterator[LocalCluster]:
+    """A head offering ``head`` and a node per ``nodes`` entry, one CPU each, on a private
+    loopback-only network; torn down on exit even when a test fails (skips where no private
+    network can be made)."""
     # Short: Ray's socket paths under it must stay within 107 bytes.
     local = LocalCluster(tmp_path_factory.mktemp("r"))
     try:
@@ -26,14 +32,21 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     try:
         # Nothing but loopback: the cluster cannot reach or advertise another address.
         assert interface_addresses() <= {"127.0.0.1", "::1"}, interface_addresses()
-        local.start_head(TOOLS)
-        local.add_node({**TOOLS, "second_node": 1})
-        import ray
-
-        ray.init(address=local.address, log_to_driver=False)
+        local.start_head(head)
+        for resources in nodes:
+            local.add_node(resources)
         yield local
     finally:
         try:
             local.stop()
         finally:
             network.__exit__(None, None, None)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
+    with private_cluster(tmp_path_factory, TOOLS, {**TOOLS, "second_node": 1}) as local:
+        import ray
+
+        ray.init(address=local.address, log_to_driver=False)
+        yield local
