@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from silicon_agent.suite.design import Block, LoadedDesign, hidden_paths
+from silicon_agent.host.design_file import LoadedDesign
+from silicon_agent.suite.design import Block, hidden_paths
 
 from .config import HostConfig
 from .distill import explain_first_mismatch

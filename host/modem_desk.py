@@ -15,7 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from silicon_agent.suite.design import Block, LoadedDesign, Port, SimulatorName, load_design
+from silicon_agent.host.design_file import LoadedDesign, load_design
+from silicon_agent.suite.design import Block, Port, SimulatorName
 
 from .distill import digest, explain_first_mismatch
 from .feedback import compact_diagnostics, scrub

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from silicon_agent.campaigns.executors import Executor
-from silicon_agent.suite.design import LoadedDesign, load_design
+from silicon_agent.host.design_file import LoadedDesign, load_design
 
 from .config import HostConfig, load_config
 from .llm.base import Provider

@@ -25,7 +25,7 @@ from silicon_agent.campaigns.progress import Progress
 from silicon_agent.campaigns.summary import RunRecord, tasks_per_node
 from silicon_agent.campaigns.task import Outcome, Task, TaskResult
 from silicon_agent.campaigns.tools import PROJECT, ToolMismatch, driver_check
-from silicon_agent.suite.design import LoadedDesign
+from silicon_agent.host.design_file import LoadedDesign
 
 from .config import HostConfig
 from .llm.gateway import CostEvent, Exchange, Ledger

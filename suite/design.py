@@ -12,8 +12,6 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
-from .yaml_file import read_yaml
-
 SimulatorName = Literal["iverilog", "verilator"]
 
 
@@ -272,26 +270,6 @@ def topological_order(design: Design) -> list[str]:
         for name in ready:
             order.append(name)
             del remaining[name]
-
-
-class LoadedDesign(BaseModel):
-    design: Design
-    path: Path
-    workspace: Path
-
-
-def load_design(path: str | Path) -> LoadedDesign:
-    file = Path(path).resolve()
-    design = Design.model_validate(read_yaml(file))
-    workspace = (file.parent / design.workspace).resolve()
-    for block in design.blocks:
-        if block.spec_file:
-            block.spec = (block.spec + "\n" + (workspace / block.spec_file).read_text()).strip()
-    if design.plan is not None:
-        from .planning.approval import check_approved
-
-        check_approved(file.parent)
-    return LoadedDesign(design=design, path=file, workspace=workspace)
 
 
 def hidden_paths(design: Design) -> list[str]:

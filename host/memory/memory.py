@@ -11,7 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from silicon_agent.suite.design import Design, LoadedDesign, hidden_paths
+from silicon_agent.host.design_file import LoadedDesign
+from silicon_agent.suite.design import Design, hidden_paths
 
 from ..config import MemoryConfig
 from ..llm.gateway import CostEvent, Ledger, now_iso

@@ -48,6 +48,21 @@ def _targets(importer: str, is_package: bool, node: ast.AST) -> Iterable[str]:
             yield f"{stem}.{alias.name}"  # `from pkg import submodule`
 
 
+def unresolved(root: Path) -> list[str]:
+    """Relative imports naming a module the suite does not have (a moved module's old
+    neighbours import nothing a static graph can see, and fail only when they run)."""
+    known = modules(root)
+    found = []
+    for name, path in known.items():
+        is_package = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                stem = next(iter(_targets(name, is_package, node)))
+                if stem not in known:
+                    found.append(f"{path.relative_to(root).as_posix()}:{node.lineno}: {stem}")
+    return found
+
+
 def graph(root: Path) -> dict[str, set[str]]:
     """module -> the modules of the suite it imports."""
     known = modules(root)

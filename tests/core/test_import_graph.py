@@ -110,6 +110,10 @@ KNOWN_CIRCLES: list[list[str]] = [
 ]
 
 
+def test_every_relative_import_names_a_module_of_the_suite() -> None:
+    assert import_graph.unresolved(REPO) == []
+
+
 def test_module_circles_only_shrink(capsys: pytest.CaptureFixture[str]) -> None:
     found = import_graph.circles(import_graph.graph(REPO))
     with capsys.disabled():
