@@ -72,14 +72,17 @@ def _invalid(exc: InvalidInput) -> SynthResult:
     )
 
 
-def _tool_error(message: str, hint: str, **fields: object) -> SynthResult:
+def _failed(
+    status: Status, category: Category, message: str, hint: str, **fields: object
+) -> SynthResult:
+    """A result with no figures: the one error diagnostic says what happened and what to do."""
     return SynthResult(
-        status=Status.TOOL_ERROR,
+        status=status,
         summary=message,
         diagnostics=[
             Diagnostic(
                 severity=Severity.ERROR,
-                category=Category.TOOL_CRASH,
+                category=category,
                 message=message,
                 hint=hint,
                 source="silicon-agent",
@@ -87,6 +90,10 @@ def _tool_error(message: str, hint: str, **fields: object) -> SynthResult:
         ],
         **fields,  # type: ignore[arg-type]
     )
+
+
+def _tool_error(message: str, hint: str, **fields: object) -> SynthResult:
+    return _failed(Status.TOOL_ERROR, Category.TOOL_CRASH, message, hint, **fields)
 
 
 @dataclass
@@ -456,18 +463,11 @@ class Synthesizer:
             + (f", in {where}" if where else "")
             + (f"; the design infers {len(memories)} memories, {bits} bits" if memories else "")
         )
-        return SynthResult(
-            status=Status.TIMEOUT,
-            summary=message,
-            diagnostics=[
-                Diagnostic(
-                    severity=Severity.ERROR,
-                    category=Category.TIMEOUT,
-                    message=message,
-                    hint=hint,
-                    source="silicon-agent",
-                )
-            ],
+        return _failed(
+            Status.TIMEOUT,
+            Category.TIMEOUT,
+            message,
+            hint,
             memories=memories,
             memory_bits=bits if memories else None,
             duration_s=time.monotonic() - started,
