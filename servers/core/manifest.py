@@ -48,10 +48,14 @@ def registry(name: str) -> Registry:
 async def live_manifest(name: str) -> dict[str, Any]:
     module = importlib.import_module(suite_server(name).module)
     with tempfile.TemporaryDirectory() as root:
-        server = module.build(Workspace.open(root))
-        async with Client(server) as client:
-            listed = await client.list_tools()
-            prompts = await client.list_prompts()
+        return await server_manifest(name, module.build(Workspace.open(root)))
+
+
+async def server_manifest(name: str, server: Any) -> dict[str, Any]:
+    """The manifest of a built server (its tools' schemas and annotations, its prompts)."""
+    async with Client(server) as client:
+        listed = await client.list_tools()
+        prompts = await client.list_prompts()
     tools = {
         tool.name: {
             "input_schema": tool.input_schema,
