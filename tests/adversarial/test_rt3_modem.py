@@ -329,3 +329,36 @@ async def test_a_tool_error_carries_its_reason(tmp_path: Path) -> None:
     assert verdict["status"] == "TOOL_ERROR", verdict
     assert verdict["error"] and verdict["error"]["message"], verdict
     assert "verilator" in verdict["error"]["message"] + verdict["error"]["argument"]
+
+
+# --- 3, the helper itself -------------------------------------------------------------------
+def test_open_beneath_refuses_every_way_out(tmp_path: Path) -> None:
+    from silicon_agent.servers.core.workspace import InvalidInput, open_beneath
+
+    root = tmp_path / "ws"
+    (root / "sub").mkdir(parents=True)
+    (root / "sub" / "ok.sv").write_text("module ok; endmodule\n")
+    (tmp_path / "outside.sv").write_text(SECRET)
+    (root / "out.sv").symlink_to(tmp_path / "outside.sv")
+    (root / "in.sv").symlink_to(root / "sub" / "ok.sv")  # a link, even one that stays inside
+    (root / "dirlink").symlink_to(root / "sub")
+    (root / ".silicon-agent").mkdir()
+    (root / ".silicon-agent" / "x.sv").write_text("state")
+    os.mkfifo(root / "fifo.sv")
+    assert open_beneath(root, "sub/ok.sv")[1] == b"module ok; endmodule\n"
+    for bad in (
+        "out.sv",
+        "in.sv",
+        "dirlink/ok.sv",
+        "../outside.sv",
+        "sub/../../outside.sv",
+        str(tmp_path / "outside.sv"),
+        ".silicon-agent/x.sv",
+        "fifo.sv",
+        "sub",
+        "",
+    ):
+        with pytest.raises(InvalidInput):
+            open_beneath(root, bad, argument="rtl_files")
+    with pytest.raises(InvalidInput):
+        open_beneath(root, "sub/ok.sv", max_bytes=4)
