@@ -355,6 +355,8 @@ class Modem:
 
 
 BUILDS_PRIVATE = Hints(read_only=False, destructive=False, idempotent=False)
+# A host run: the models it calls are outside this server.
+RUNS = Hints(read_only=False, destructive=False, idempotent=False, open_world=True)
 
 REGISTRY = Registry(
     server=MODEM_SERVER,
@@ -417,21 +419,21 @@ REGISTRY = Registry(
             description="Start the host's agents on the design (or only the named blocks, "
             "the others taken as verified dependencies) with the server's own configuration; "
             "returns the run's id; poll design_status.",
-            hints=Hints(read_only=False, destructive=False, idempotent=False, open_world=True),
+            hints=RUNS,
         ),
         Tool(
             name="resume_run",
             method="resume_run",
             title="Resume a run",
             description="Continue a stopped run of this server, named by its id.",
-            hints=Hints(read_only=False, destructive=False, idempotent=False, open_world=True),
+            hints=RUNS,
         ),
         Tool(
             name="answer_question",
             method="answer_question",
             title="Answer a question",
             description="Answer a paused block's question and resume the run (by its id).",
-            hints=Hints(read_only=False, destructive=False, idempotent=False, open_world=True),
+            hints=RUNS,
         ),
         Tool(
             name="memory_search",
@@ -566,22 +568,14 @@ def manifest_main(argv: list[str] | None = None) -> int:
     """`python -m silicon_agent.host.modem_server --write|--check`: the golden manifest."""
     import anyio
 
-    from silicon_agent.servers.core.manifest import render
+    from silicon_agent.servers.core.manifest import render, write_or_check
 
     parser = argparse.ArgumentParser(prog="python -m silicon_agent.host.modem_server")
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true")
     mode.add_argument("--check", action="store_true")
     args = parser.parse_args(argv)
-    live = render(anyio.run(live_manifest))
-    if args.write:
-        MANIFEST.write_text(live)
-        print(f"wrote {MANIFEST}")
-        return 0
-    if not MANIFEST.exists() or MANIFEST.read_text() != live:
-        print(f"{MANIFEST} differs from the live manifest", file=sys.stderr)
-        return 1
-    return 0
+    return write_or_check(MANIFEST, render(anyio.run(live_manifest)), args.write)
 
 
 if __name__ == "__main__":

@@ -125,7 +125,12 @@ def main(argv: list[str] | None = None) -> int:
         elif not meta_path.exists() or meta_path.read_text() != meta:
             print(f"{meta_path} differs from the registry", file=sys.stderr)
             return 1
-    if args.write:
+    return write_or_check(path, live, args.write)
+
+
+def write_or_check(path: Path, live: str, write: bool) -> int:
+    """Write the golden file, or (0 or 1) whether it still matches the live text."""
+    if write:
         path.write_text(live)
         print(f"wrote {path}")
         return 0

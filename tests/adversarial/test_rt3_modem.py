@@ -310,6 +310,8 @@ async def test_diagnostics_in_hidden_files_are_counted_not_shown(
     assert verdict["hidden_diagnostics"] >= 1 and "hidden harness reported" in verdict["summary"]
     shown = json.dumps(verdict["diagnostics"])
     assert "hidden verification asset" not in shown and "tb_crc_checker" not in shown
+    # Nor the text of the testbench's own message, in the summary or anywhere.
+    assert "m_axis_tlast_o" not in json.dumps(verdict), verdict["summary"]
     assert all(d.get("file") in (None, "renamed.sv") for d in verdict["diagnostics"])
     tb = (REPO / "hdl" / "tb" / "tb_crc_checker.sv").read_text().splitlines()
     assert [line for line in tb if len(line.strip()) > 25 and line.strip() in shown] == []
