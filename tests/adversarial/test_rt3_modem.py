@@ -364,3 +364,33 @@ def test_open_beneath_refuses_every_way_out(tmp_path: Path) -> None:
             open_beneath(root, bad, argument="rtl_files")
     with pytest.raises(InvalidInput):
         open_beneath(root, "sub/ok.sv", max_bytes=4)
+
+
+# --- 2, where the state folder is -----------------------------------------------------------
+def test_a_state_folder_inside_the_workspace_is_refused_at_launch(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    done = subprocess.run(
+        [str(AGENT_HOST), "serve", "--workspace", str(workspace)],
+        env=env(workspace / "state"),
+        cwd=workspace,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and "outside the workspace" in done.stderr, done.stderr
+    assert not (workspace / "state").exists()
+
+
+def test_the_default_state_folder_is_private_and_per_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from silicon_agent.host.modem_server import STATE_ENV, state_folder
+
+    monkeypatch.delenv(STATE_ENV, raising=False)
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    first, second = tmp_path / "a", tmp_path / "b"
+    one, other = state_folder(first), state_folder(second)
+    assert one != other and one.parent == tmp_path / "xdg" / "silicon-agent" / "modem"
+    assert stat.S_IMODE(one.stat().st_mode) == 0o700 and state_folder(first) == one
