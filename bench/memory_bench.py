@@ -20,12 +20,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from silicon_agent.hdl.mutations import MUTATIONS  # noqa: E402
-from silicon_agent.host.design import load_design  # noqa: E402
 from silicon_agent.host.memory.embedding import PackagedMiniLM  # noqa: E402
 from silicon_agent.host.memory.guard import AnswerKeyGuard  # noqa: E402
 from silicon_agent.host.memory.hooks import note_prompt  # noqa: E402
 from silicon_agent.host.memory.memory import TaskMemory, fix_diff, offered_section  # noqa: E402
 from silicon_agent.host.memory.notes import Failure, NoteDraft, Outcome, Signature  # noqa: E402
+from silicon_agent.suite.design import load_design  # noqa: E402
 
 MODES = [  # first match wins
     ("handshake", ("back-pressure", "dropped at", "never see", "advances under")),

@@ -1,5 +1,5 @@
 """``hdl/blocks.yaml``, the receiver's block registry: a design the agent host runs, validated
-by the host's one design schema (``host.design``) and read here for the hdl tools, which also
+by the host's one design schema (``suite.design``) and read here for the hdl tools, which also
 check each block's trace-judge streams against the simulator servers' own model."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from silicon_agent.host.design import Block, BlockStatus, Design, Plusarg, Port, Vectors
-from silicon_agent.host.yaml_file import read_yaml
 from silicon_agent.servers.core.sv.trace import TraceSpec, TraceStream
+from silicon_agent.suite.design import Block, BlockStatus, Design, Plusarg, Port, Vectors
+from silicon_agent.suite.yaml_file import read_yaml
 
 HDL_DIR = Path(__file__).resolve().parent
 REPO = HDL_DIR.parent

@@ -27,8 +27,8 @@ from silicon_agent.campaigns.executors import Executor, SerialExecutor
 from silicon_agent.campaigns.runner import CampaignRun
 from silicon_agent.campaigns.task import Outcome, Task
 from silicon_agent.campaigns.tools import PROJECT
+from silicon_agent.suite.design import load_design
 
-from .design import load_design
 from .runs import create_run, execute_run
 from .state import DONE, StateStore
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from silicon_agent.campaigns.cli import add_executor_options, executor_if_asked
+from silicon_agent.suite.lifetime import client_lifetime
 
 from .llm.types import ModelUnreachable, ProviderError, StructuredOutputError
 from .runs import create_run, execute_run, resolve_run
@@ -177,6 +178,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """The modem server; over stdio it lives as long as its client and ends its children (the
+    tool servers it started, their tool processes) with it."""
+    from .modem_server import run_server
+
+    if args.transport != "stdio":
+        return int(run_server(args))
+    code = 0
+    with client_lifetime():
+        code = int(run_server(args))
+    return code
+
+
 def cmd_memory(args: argparse.Namespace) -> int:
     from .memory.cli import cmd_memory as memory_command
 
@@ -245,13 +259,13 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--out")
     report.set_defaults(func=cmd_report)
 
-    from .modem_server import add_serve_arguments, run_server
+    from .modem_server import add_serve_arguments
 
     serve = commands.add_parser(
         "serve", help="the modem design loop as an MCP server (stdio or streamable HTTP)"
     )
     add_serve_arguments(serve)
-    serve.set_defaults(func=run_server)
+    serve.set_defaults(func=cmd_serve)
 
     from .memory.cli import add_memory_parser
 

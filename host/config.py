@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .yaml_file import read_yaml
+from silicon_agent.suite.yaml_file import read_yaml
 
 PRESETS_DIR = Path(__file__).resolve().parent / "presets"
 

@@ -121,7 +121,8 @@ LTE_BLOCK = "crc_checker"
 
 
 def host_run(design: Path, run_id: str, config: Path, extra: list[str]) -> int:
-    """`agent-host run`, then its status and where its report is."""
+    """`agent-host run` (which prints the run's block table once it ends), then where its
+    report is."""
     host = [sys.executable, "-m", "silicon_agent.host.cli", "--runs-dir", str(RUNS / "runs")]
     started = time.monotonic()
     run = subprocess.run(
@@ -130,7 +131,6 @@ def host_run(design: Path, run_id: str, config: Path, extra: list[str]) -> int:
         cwd=REPO, check=False,
     )  # fmt: skip
     elapsed = time.monotonic() - started
-    subprocess.run([*host, "status", run_id], cwd=REPO, check=False)
     report = subprocess.run(
         [*host, "report", run_id], cwd=REPO, check=False, capture_output=True, text=True
     )

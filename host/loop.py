@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from silicon_agent.suite.design import Block, LoadedDesign, hidden_paths
+
 from .config import HostConfig
-from .design import Block, LoadedDesign, hidden_paths
 from .distill import explain_first_mismatch
 from .feedback import (
     compact_diagnostics,

@@ -15,8 +15,9 @@ import anyio
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+import silicon_agent
 from silicon_agent.suite.servers import SERVER_NAMES, WORKSPACE_ENV, server
 
 from .llm.types import ToolSpec
@@ -43,6 +44,13 @@ class McpConfig(BaseModel):
     model_config = ConfigDict(extra="allow")
 
     mcpServers: dict[str, ServerEntry]
+    # The folder of the file it was read from: relative commands resolve against it, and the
+    # servers start there (as Claude Code starts a project's servers in the project).
+    _folder: Path | None = PrivateAttr(None)
+
+    @property
+    def folder(self) -> Path | None:
+        return self._folder
 
 
 class ToolCallFailed(Exception):
@@ -57,17 +65,49 @@ def default_mcp_config() -> Path:
 
 
 def load_mcp_config(path: str | Path | None) -> McpConfig:
-    return McpConfig.model_validate(json.loads(Path(path or default_mcp_config()).read_text()))
+    """An mcp.json; its relative commands are taken from its own folder, wherever the host
+    runs."""
+    file = Path(path or default_mcp_config()).resolve()
+    config = McpConfig.model_validate(json.loads(file.read_text()))
+    config._folder = file.parent
+    return config
 
 
 def local_mcp_config(servers: list[str] | tuple[str, ...] = KNOWN_SERVERS) -> McpConfig:
-    """The suite's servers launched with this interpreter (used when there is no mcp.json)."""
+    """The suite's servers launched with this interpreter and this code (used when there is
+    no mcp.json): the package's own folder leads their import path."""
+    package_root = str(Path(silicon_agent.__file__).resolve().parent.parent)
     return McpConfig(
         mcpServers={
-            name: ServerEntry(command=sys.executable, args=["-m", server(name).module])
+            name: ServerEntry(
+                command=sys.executable,
+                args=["-m", server(name).module],
+                env={"PYTHONPATH": package_root, **server(name).env},
+            )
             for name in servers
         }
     )
+
+
+def resolve_command(command: str | None, folder: Path | None) -> str:
+    """An mcp.json command as a path to run: a relative path from the file's folder, a bare
+    name from PATH or next to this interpreter (the venv's bin, so an mcp.json naming
+    `mcp-iverilog` works without an activated environment)."""
+    if not command:
+        raise FileNotFoundError("no command given")
+    if os.sep in command:
+        path = Path(command).expanduser()
+        if not path.is_absolute():
+            path = (folder or Path.cwd()) / path
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+        raise FileNotFoundError(f"command not found: {path} (from {command!r})")
+    found = shutil.which(command) or shutil.which(command, path=str(Path(sys.executable).parent))
+    if not found:
+        raise FileNotFoundError(
+            f"command not found: {command} (not on PATH nor in {Path(sys.executable).parent})"
+        )
+    return found
 
 
 def suite_mcp_config() -> McpConfig:
@@ -75,6 +115,13 @@ def suite_mcp_config() -> McpConfig:
     interpreter (an installed distribution has no mcp.json of its own)."""
     path = default_mcp_config()
     return load_mcp_config(path) if path.exists() else local_mcp_config()
+
+
+def reason(exc: BaseException) -> str:
+    """What went wrong, the innermost error of a task group's exception group."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return f"{type(exc).__name__}: {exc}"[:300]
 
 
 class ServerPool:
@@ -108,20 +155,14 @@ class ServerPool:
             )
         if entry.url:
             return entry.url
-        # A bare console-script name also resolves next to this interpreter (the venv's bin),
-        # so an mcp.json naming `mcp-iverilog` works without an activated environment.
-        command = entry.command and (
-            shutil.which(entry.command)
-            or shutil.which(entry.command, path=str(Path(sys.executable).parent))
-        )
-        if not command:
-            raise FileNotFoundError(f"command not found: {entry.command}")
+        command = resolve_command(entry.command, self.config.folder)
         env = dict(entry.env)
         workspace = self.workspaces.get(name, self.workspace)
         if workspace is not None and "--workspace" not in entry.args:
-            env[WORKSPACE_ENV] = str(workspace)
+            env[WORKSPACE_ENV] = str(Path(workspace).resolve())
+        folder = self.config.folder
         return StdioServerParameters(
-            command=command, args=list(entry.args), env=env, cwd=str(REPO_ROOT)
+            command=command, args=list(entry.args), env=env, cwd=str(folder) if folder else None
         )
 
     async def __aenter__(self) -> ServerPool:
@@ -141,7 +182,7 @@ class ServerPool:
                 with anyio.fail_after(60):
                     listed = await client.list_tools()
             except Exception as exc:  # a server that does not come up is reported, not fatal
-                self.failed[name] = f"{type(exc).__name__}: {exc}"[:300]
+                self.failed[name] = reason(exc)
                 continue
             self.clients[name] = client
             self.tools[name] = {
@@ -160,20 +201,33 @@ class ServerPool:
     def has(self, server: str, tool: str) -> bool:
         return tool in self.tools.get(server, {})
 
+    def missing(self, server: str, tool: str) -> str:
+        """Why server.tool cannot be called: the server did not start (and why), is not
+        configured, or has no such tool."""
+        if server in self.failed:
+            return f"server '{server}' did not start: {self.failed[server]}"
+        if server not in self.clients:
+            known = ", ".join(sorted(self.clients)) or "none"
+            return f"no server '{server}' is connected (connected: {known})"
+        tools = ", ".join(self.tools[server])
+        return f"server '{server}' has no tool '{tool}' (its tools: {tools})"
+
     def spec(self, server: str, tool: str) -> ToolSpec:
         return self.tools[server][tool]
 
     async def call(
         self, server: str, tool: str, arguments: dict[str, Any], timeout_s: float = 300.0
     ) -> dict[str, Any]:
-        """The tool's structured result; a tool error becomes ToolCallFailed."""
+        """The tool's structured result; a refusal (an error result that carries its structured
+        content, e.g. INVALID_INPUT) comes back as that content; any other tool error becomes
+        ToolCallFailed."""
         if not self.has(server, tool):
-            raise ToolCallFailed(server, tool, "no such tool on a connected server")
+            raise ToolCallFailed(server, tool, self.missing(server, tool))
         result = await self.clients[server].call_tool(
             tool, arguments, read_timeout_seconds=timeout_s
         )
         text = "\n".join(getattr(block, "text", "") for block in result.content or [])
-        if result.is_error:
+        if result.is_error and result.structured_content is None:
             raise ToolCallFailed(server, tool, text[:1000] or "tool error")
         if result.structured_content is not None:
             return dict(result.structured_content)

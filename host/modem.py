@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from .design import Block, Design, SimulatorName
+from silicon_agent.suite.design import Block, Design, SimulatorName
 
 HIDDEN_DIR = "hidden"
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import yaml
 from pydantic import BaseModel, Field
 
-from .design import load_design
+from silicon_agent.suite.design import load_design
+
 from .runs import create_run, execute_run
 from .state import DONE, StateStore
 

@@ -15,8 +15,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from silicon_agent.servers.core.workspace import InvalidInput, open_beneath
+from silicon_agent.suite.design import Block, LoadedDesign, Port, SimulatorName, load_design
 
-from .design import Block, LoadedDesign, Port, SimulatorName, load_design
 from .distill import digest, explain_first_mismatch
 from .feedback import HIDDEN, compact_diagnostics, scrub
 from .mcp_client import McpConfig, ServerPool

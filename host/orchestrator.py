@@ -11,8 +11,8 @@ import sys
 from typing import TextIO
 
 from silicon_agent.campaigns.executors import Executor
+from silicon_agent.suite.design import topological_order
 
-from .design import topological_order
 from .llm.gateway import Ledger, now_iso
 from .loop import BlockLoop, StepOutput, Team
 from .runfolder import RunFolder

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .design import Block, Design
+from silicon_agent.suite.design import Block, Design
+
 from .roles.prompts import FIX_ONLY, REWORK
 from .state import BlockState, Feedback
 

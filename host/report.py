@@ -97,8 +97,8 @@ def synth_text(synth: dict[str, Any]) -> str:
 
 def design_edges(meta: dict[str, Any], names: list[str]) -> dict[str, list[str]]:
     """Each block's dependencies, from the run's design file (none if it cannot be read)."""
-    from .design import Design
-    from .yaml_file import read_yaml
+    from silicon_agent.suite.design import Design
+    from silicon_agent.suite.yaml_file import read_yaml
 
     try:
         design = Design.model_validate(read_yaml(Path(str(meta.get("design")))))

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from silicon_agent.campaigns.executors import Executor
+from silicon_agent.suite.design import LoadedDesign, load_design
 
 from .config import HostConfig, load_config
-from .design import LoadedDesign, load_design
 from .llm.base import Provider
 from .llm.gateway import Gateway
 from .loop import Team

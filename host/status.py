@@ -24,9 +24,14 @@ def status_text(run: Path) -> str:
                 f"files: {', '.join(sorted(provided)) or 'none'}"
             )
         for name, state in store.blocks().items():
-            extra = ""
             if name in provided:
-                extra = "  (verified dependency, not designed in this run)"
+                # Not designed here: its artifact is the design's own RTL, verified already.
+                lines.append(
+                    f"  {name:24s} {state.status:12s} provided (reference RTL; a verified "
+                    "dependency, not designed in this run)"
+                )
+                continue
+            extra = ""
             if state.escalation and state.status == "ESCALATED":
                 extra = f"  ({state.escalation.get('reason')})"
             if state.question:

@@ -25,9 +25,9 @@ from silicon_agent.campaigns.progress import Progress
 from silicon_agent.campaigns.summary import RunRecord, tasks_per_node
 from silicon_agent.campaigns.task import Outcome, Task, TaskResult
 from silicon_agent.campaigns.tools import PROJECT, ToolMismatch, driver_check
+from silicon_agent.suite.design import LoadedDesign
 
 from .config import HostConfig
-from .design import LoadedDesign
 from .llm.gateway import CostEvent, Exchange, Ledger
 from .loop import BlockLoop, StepOutput, Team
 from .mcp_client import ServerPool

@@ -49,6 +49,7 @@ from silicon_agent.refmodels.ofdm_demodulator import (
 )
 from silicon_agent.refmodels.ofdm_modulator import ofdm_modulate
 from silicon_agent.refmodels.qam_demodulator import FIXED_SHIFT, demodulate_fixed, level_raw
+from silicon_agent.refmodels.qpp_table import qpp_params
 from silicon_agent.refmodels.rate_dematcher import rate_dematch_fixed
 from silicon_agent.refmodels.rate_matching import n_cb, rate_match
 from silicon_agent.refmodels.reference_channels import REFERENCE_CHANNELS
@@ -266,6 +267,10 @@ def _turbo_decoder(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile],
         iterations_used=int(res.iterations[0]),
         crc_ok=bool(res.crc_ok[0]),
         extrinsic_scale="x - (x >>> 2)",
+        # The interleaver's QPP parameters for this K (TS 36.212 Table 5.1.3-3), so a
+        # testbench reads them from the sidecar like any other parameter.
+        f1=qpp_params(k)[0],
+        f2=qpp_params(k)[1],
     )
     return [
         _f("d_llr", "stimulus", LLR.width, True, "d0[0..K+3], d1[..], d2[..] (stream-major)", llr),

@@ -1,31 +1,44 @@
 """ExLlamaV2 in-process (the optional `exl2` extra; needs a CUDA GPU): an EXL2-quantised model
 driven by exllamav2's dynamic generator, every answer held to its JSON schema by a sampling
-filter. exllamav2 0.3 ships no JSON-schema filter of its own, only the filter interface
-(`ExLlamaV2Filter`: begin/feed/next); the host plugs lm-format-enforcer's token enforcer into
-it. Tool calls are constrained as in `llamacpp_inproc`: the reply must be one of {"tool": NAME,
-"arguments": <that tool's schema>} or {"tool": "final_answer", "arguments": <answer schema>}.
+filter (`exl2_constraint`: lm-format-enforcer's parser over the model's vocabulary, wrapped in
+exllamav2's filter interface). Tool calls are constrained as in `llamacpp_inproc`: the reply
+must be one of {"tool": NAME, "arguments": <that tool's schema>} or {"tool": "final_answer",
+"arguments": <answer schema>}.
 
-The model boundary is `Backend.complete` (prompt text in, completion text and token counts
-out); everything above it (prompt rendering, schema adaptation, tool calls, usage, latency)
-is the provider's and runs without a GPU."""
+exllamav2 is imported on first use: its import builds a CUDA extension (minutes, once per
+machine; progress is logged). The generator is paged where flash-attn >= 2.5.7 is installed
+and unpaged (one job at a time) otherwise. The model boundary is `Backend.complete` (prompt
+text in, completion text and token counts out); the exllamav2 surface it uses is a `Runtime`,
+so everything above the CUDA kernels runs without a GPU in the tests."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
+import logging
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .exl2_constraint import (
+    ConstraintBroken,
+    ConstraintFilter,
+    SchemaConstraint,
+    Vocabulary,
+    clean_reply,
+)
 from .llamacpp_inproc import call_schema, read_constrained, render_prompt, tool_listing, turn_body
 from .types import GenParams, LLMResponse, Message, ProviderError, ToolSpec, Usage
 
 EXTRA = "exl2"
 INSTALL = f"pip install 'silicon-agent[{EXTRA}]'"
 PromptFormat = Literal["chatml", "plain"]
+log = logging.getLogger(__name__)
 CacheQuant = Literal["fp16", "q8", "q6", "q4"]
 
 
@@ -91,77 +104,150 @@ def render(messages: list[Message], tools: list[ToolSpec], prompt_format: Prompt
     return "\n".join(parts)
 
 
-def drop_trailing_commas(text: str) -> str:
-    """lm-format-enforcer's object parser lets `}` follow a `,` (its key-or-end stage), so a
-    held reply can be `{"a": 1,}`; drop such commas, never touching string contents."""
-    out: list[str] = []
-    in_string = escaped = False
-    for index, char in enumerate(text):
-        if in_string:
-            if escaped:
-                escaped = False
-            elif char == "\\":
-                escaped = True
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == ",":
-            rest = text[index + 1 :].lstrip()
-            if rest[:1] in ("}", "]"):
-                continue
-        out.append(char)
-    return "".join(out)
+@dataclass(frozen=True)
+class Runtime:
+    """The exllamav2 surface the backend uses, imported once (`load_runtime`)."""
+
+    config: Any  # ExLlamaV2Config
+    model: Any  # ExLlamaV2
+    caches: dict[str, Any]  # the cache class per CacheQuant
+    tokenizer: Any  # ExLlamaV2Tokenizer
+    generator: Any  # ExLlamaV2DynamicGenerator
+    job: Any  # ExLlamaV2DynamicJob
+    sampler: Any  # ExLlamaV2Sampler
+    paged_attention: bool  # flash-attn >= 2.5.7 present: paged mode works
 
 
-class SchemaConstraint:
-    """The JSON-schema constraint: which tokens may come next after the ones generated so far.
-    lm-format-enforcer does the parsing; this holds one generation's token sequence."""
+def extension_state() -> tuple[str, Path | None]:
+    """Where exllamav2's CUDA extension stands before its import: 'prebuilt' (a wheel that
+    ships it), 'cached' (built by an earlier run) or 'build' (its import compiles it now)."""
+    if importlib.util.find_spec("exllamav2_ext") is not None:
+        return "prebuilt", None
+    try:
+        from torch.utils.cpp_extension import _get_build_directory
 
-    def __init__(self, tokenizer_data: Any, schema: dict[str, Any]) -> None:
-        from lmformatenforcer import JsonSchemaParser, TokenEnforcer
-
-        self.enforcer = TokenEnforcer(tokenizer_data, JsonSchemaParser(schema))
-        self.tokens: list[int] = []
-
-    def begin(self) -> None:
-        self.tokens = []
-
-    def feed(self, token: int) -> None:
-        self.tokens.append(int(token))
-
-    def allowed(self) -> list[int]:
-        return list(self.enforcer.get_allowed_tokens(self.tokens).allowed_tokens)
+        folder = Path(_get_build_directory("exllamav2_ext", False))
+    except Exception:  # a private torch helper: without it, no progress count
+        return "build", None
+    return ("cached" if any(folder.glob("exllamav2_ext*.so")) else "build"), folder
 
 
-def schema_filter(model: Any, tokenizer: Any, constraint: SchemaConstraint) -> Any:
-    """The constraint as an exllamav2 sampling filter (built lazily: the base class comes from
-    exllamav2, which imports only where a GPU is)."""
-    from exllamav2.generator.filters import ExLlamaV2Filter
+class BuildProgress:
+    """Log lines while exllamav2's import compiles its extension: one at the start (what it
+    needs, how long it takes), one every `every` seconds (objects compiled so far), one with
+    the time it took."""
 
-    class SchemaFilter(ExLlamaV2Filter):  # type: ignore[misc]
-        def __init__(self) -> None:
-            super().__init__(model, tokenizer)
-            self.constraint = constraint
+    def __init__(self, folder: Path | None, every: float = 20.0) -> None:
+        self.folder = folder
+        self.every = every
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._report, daemon=True)
+        self.started = 0.0
 
-        def clone(self, c: Any = None) -> Any:
-            return self  # one job per filter: nothing to copy
+    def _objects(self) -> int:
+        return len(list(self.folder.glob("*.o"))) if self.folder is not None else 0
 
-        def begin(self, prefix_str: str = "") -> None:
-            self.constraint.begin()
+    def _report(self) -> None:
+        while not self._stop.wait(self.every):
+            log.warning(
+                "exllamav2: building its CUDA extension, %.0f s, %d objects compiled",
+                time.monotonic() - self.started,
+                self._objects(),
+            )
 
-        def feed(self, token: Any) -> None:
-            # The dynamic generator feeds a (1, 1) tensor; older paths an int.
-            value = token.view(-1)[0].item() if hasattr(token, "view") else token
-            self.constraint.feed(int(value))
+    def __enter__(self) -> BuildProgress:
+        self.started = time.monotonic()
+        log.warning(
+            "exllamav2: building its CUDA extension on first use (needs nvcc and ninja; "
+            "about 3 min on 16 cores, once per machine, cached under %s)",
+            self.folder or "torch's extension folder",
+        )
+        self._thread.start()
+        return self
 
-        def next(self) -> tuple[list[int], list[int]]:
-            return self.constraint.allowed(), []
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        outcome = "failed after" if exc[0] is not None else "built in"
+        log.warning("exllamav2: CUDA extension %s %.0f s", outcome, time.monotonic() - self.started)
 
-        def use_background_worker(self) -> bool:
-            return True  # a CPU parser: run it while the GPU does the forward pass
 
-    return SchemaFilter()
+def load_runtime() -> Runtime:
+    """Import exllamav2 (and with it build or load its CUDA extension, with progress lines
+    while it builds); a typed error naming the extra where it cannot run."""
+    reason = unavailable_reason()
+    if reason is not None:
+        raise ProviderError(reason, retryable=False)
+    state, folder = extension_state()
+    started = time.monotonic()
+    try:
+        if state == "build":
+            with BuildProgress(folder):
+                import exllamav2 as exl
+        else:
+            import exllamav2 as exl
+        from exllamav2.attn import has_flash_attn_with_paged
+        from exllamav2.generator import (
+            ExLlamaV2DynamicGenerator,
+            ExLlamaV2DynamicJob,
+            ExLlamaV2Sampler,
+        )
+    except Exception as exc:  # the CUDA extension failed to build or load
+        raise ProviderError(
+            f"exllamav2 failed to load ({type(exc).__name__}: {exc})"[:400], retryable=False
+        ) from exc
+    log.info("exllamav2 imported in %.1f s (extension %s)", time.monotonic() - started, state)
+    return Runtime(
+        config=exl.ExLlamaV2Config,
+        model=exl.ExLlamaV2,
+        caches={
+            "fp16": exl.ExLlamaV2Cache,
+            "q8": exl.ExLlamaV2Cache_Q8,
+            "q6": exl.ExLlamaV2Cache_Q6,
+            "q4": exl.ExLlamaV2Cache_Q4,
+        },
+        tokenizer=exl.ExLlamaV2Tokenizer,
+        generator=ExLlamaV2DynamicGenerator,
+        job=ExLlamaV2DynamicJob,
+        sampler=ExLlamaV2Sampler,
+        paged_attention=bool(has_flash_attn_with_paged),
+    )
+
+
+def make_generator(runtime: Runtime, model: Any, cache: Any, tokenizer: Any) -> Any:
+    """Paged (batched jobs) where flash-attn >= 2.5.7 is installed; otherwise exllamav2's
+    unpaged mode, one job at a time, said once when the model loads."""
+    if not runtime.paged_attention:
+        log.warning(
+            "exllamav2: flash-attn >= 2.5.7 is not installed, so the generator runs unpaged "
+            "(one job at a time); install flash-attn for paged, batched generation"
+        )
+    return runtime.generator(
+        model=model, cache=cache, tokenizer=tokenizer, paged=runtime.paged_attention
+    )
+
+
+def vocabulary_of(tokenizer: Any, config: Any) -> Vocabulary:
+    """The constraint's vocabulary from an ExLlamaV2Tokenizer: exllamav2 0.3 reads every
+    model's tokenizer.json with the `tokenizers` library, whose tokenizer it keeps."""
+    eos = {int(tokenizer.eos_token_id)}
+    generation = getattr(config, "generation_config", None) or {}
+    eos |= {int(t) for t in generation.get("eos_token_id") or []}
+    special = {tokenizer.bos_token_id, tokenizer.pad_token_id, tokenizer.unk_token_id}
+    special |= set(getattr(tokenizer, "extended_id_to_piece", {}))
+    return Vocabulary.from_hf(
+        tokenizer.tokenizer_model.hf_tokenizer,
+        eos,
+        {int(t) for t in special if t is not None and int(t) >= 0},
+    )
+
+
+@dataclass(frozen=True)
+class Loaded:
+    runtime: Runtime
+    tokenizer: Any
+    generator: Any
+    vocabulary: Vocabulary
 
 
 class ExLlamaV2Backend:
@@ -173,43 +259,28 @@ class ExLlamaV2Backend:
         max_seq_len: int,
         cache_quant: CacheQuant,
         gpu_split: list[float] | None,
+        runtime: Callable[[], Runtime] = load_runtime,
     ) -> None:
         self.model_dir = model_dir
         self.max_seq_len = max_seq_len
         self.cache_quant = cache_quant
         self.gpu_split = gpu_split
-        self._loaded: tuple[Any, Any, Any, Any] | None = None
+        self.runtime = runtime
+        self._loaded: Loaded | None = None
         self._lock = threading.Lock()
 
-    def _load(self) -> tuple[Any, Any, Any, Any]:
+    def _load(self) -> Loaded:
         if self._loaded is not None:
             return self._loaded
-        reason = unavailable_reason()
-        if reason is not None:
-            raise ProviderError(reason, retryable=False)
+        rt = self.runtime()
         if not (Path(self.model_dir) / "config.json").is_file():
             raise ProviderError(
                 f"no EXL2 model in {self.model_dir} (config.json missing)", retryable=False
             )
-        try:
-            import exllamav2 as exl
-            from exllamav2.generator import ExLlamaV2DynamicGenerator
-            from lmformatenforcer.integrations.exllamav2 import (
-                build_token_enforcer_tokenizer_data,
-            )
-        except Exception as exc:  # the CUDA extension failed to build or load
-            raise ProviderError(
-                f"exllamav2 failed to load ({type(exc).__name__}: {exc})"[:400], retryable=False
-            ) from exc
-        config = exl.ExLlamaV2Config(self.model_dir)
+        config = rt.config(self.model_dir)
         config.max_seq_len = min(config.max_seq_len, self.max_seq_len)
-        model = exl.ExLlamaV2(config)
-        cache_class = {
-            "fp16": exl.ExLlamaV2Cache,
-            "q8": exl.ExLlamaV2Cache_Q8,
-            "q6": exl.ExLlamaV2Cache_Q6,
-            "q4": exl.ExLlamaV2Cache_Q4,
-        }[self.cache_quant]
+        model = rt.model(config)
+        cache_class = rt.caches[self.cache_quant]
         if self.gpu_split:
             model.load(self.gpu_split)
             cache = cache_class(model, max_seq_len=config.max_seq_len)
@@ -217,11 +288,13 @@ class ExLlamaV2Backend:
             # A lazy cache is allocated layer by layer as autosplit fills the GPUs.
             cache = cache_class(model, max_seq_len=config.max_seq_len, lazy=True)
             model.load_autosplit(cache)
-        tokenizer = exl.ExLlamaV2Tokenizer(config)
-        generator = ExLlamaV2DynamicGenerator(model=model, cache=cache, tokenizer=tokenizer)
-        # Built once per tokenizer: a pass over the whole vocabulary.
-        data = build_token_enforcer_tokenizer_data(tokenizer)
-        self._loaded = (model, tokenizer, generator, data)
+        tokenizer = rt.tokenizer(config)
+        generator = make_generator(rt, model, cache, tokenizer)
+        vocabulary = vocabulary_of(tokenizer, config)
+        vocabulary.enforcer_data()  # a pass over the vocabulary: once, before any job
+        self._loaded = Loaded(
+            runtime=rt, tokenizer=tokenizer, generator=generator, vocabulary=vocabulary
+        )
         return self._loaded
 
     def complete(
@@ -235,46 +308,52 @@ class ExLlamaV2Backend:
         stop: list[str],
     ) -> Completion:
         with self._lock:
-            model, tokenizer, generator, data = self._load()
-            from exllamav2.generator import ExLlamaV2DynamicJob, ExLlamaV2Sampler
-
+            loaded = self._load()
+            rt, tokenizer, generator = loaded.runtime, loaded.tokenizer, loaded.generator
             ids = tokenizer.encode(prompt, add_bos=True, encode_special_tokens=True)
             room = self.max_seq_len - max_new_tokens - 8
             if ids.shape[-1] > room:
                 # Keep the tail of an over-long prompt: the latest turn matters most.
                 ids = ids[:, -max(16, room) :]
-            filters = (
-                [schema_filter(model, tokenizer, SchemaConstraint(data, schema))]
-                if schema is not None
-                else None
-            )
+            eos = sorted(loaded.vocabulary.eos_ids)
+            constraint = None
+            if schema is not None:
+                constraint = SchemaConstraint(loaded.vocabulary, schema)
             # Temperature 0 means greedy; exllamav2 spells that top_k=1.
             settings = (
-                ExLlamaV2Sampler.Settings.greedy()
+                rt.sampler.Settings.greedy()
                 if temperature <= 0
-                else ExLlamaV2Sampler.Settings(temperature=temperature)
+                else rt.sampler.Settings(temperature=temperature)
             )
-            job = ExLlamaV2DynamicJob(
+            job = rt.job(
                 input_ids=ids,
                 max_new_tokens=max_new_tokens,
                 gen_settings=settings,
                 seed=seed if seed is not None else 0,
-                stop_conditions=[tokenizer.eos_token_id, *stop],
-                filters=filters,
+                # A held reply ends where its schema is complete, never at a stop string
+                # (one may sit inside a JSON string).
+                stop_conditions=[*eos, *(stop if constraint is None else [])],
+                filters=[ConstraintFilter(constraint, None, tokenizer)] if constraint else None,
                 filter_prefer_eos=True,
             )
             generator.enqueue(job)
-            text: list[str] = []
+            streamed: list[str] = []
             final: dict[str, Any] = {}
             while generator.num_remaining_jobs():
                 for result in generator.iterate():
                     if result.get("stage") != "streaming":
                         continue
-                    text.append(result.get("text", ""))
+                    streamed.append(result.get("text", ""))
                     if result.get("eos"):
                         final = result
+        if constraint is not None:
+            # Exactly the text the constraint checked, token by token.
+            text = constraint.text()
+        else:
+            # At a stop token exllamav2 reports the text it was still holding apart.
+            text = "".join(streamed) + (final.get("held") or {}).get("text", "")
         return Completion(
-            text="".join(text),
+            text=text,
             prompt_tokens=int(ids.shape[-1]),
             new_tokens=int(final.get("new_tokens", 0)),
             eos_reason=final.get("eos_reason"),
@@ -324,6 +403,8 @@ class ExLlamaV2Provider:
             )
         except ProviderError:
             raise
+        except ConstraintBroken as exc:
+            raise ProviderError(f"exllamav2: schema constraint: {exc}"[:400]) from exc
         except (ValueError, RuntimeError, AssertionError) as exc:
             # CUDA out of memory is a RuntimeError; an over-long job trips an assertion.
             raise ProviderError(f"exllamav2 failed: {exc}"[:400], retryable=False) from exc
@@ -337,5 +418,5 @@ class ExLlamaV2Provider:
         )
         text = completion.text
         if schema is not None or offered:
-            text = drop_trailing_commas(text)
+            text = clean_reply(text)
         return read_constrained(response, text, offered)

@@ -11,7 +11,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..yaml_file import read_yaml
+from silicon_agent.suite.yaml_file import read_yaml
+
 from .base import new_call_id
 from .types import GenParams, LLMResponse, Message, ProviderError, ToolCall, ToolSpec, Usage
 

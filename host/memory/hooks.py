@@ -18,7 +18,8 @@ from .memory import fix_diff, offered_section
 from .notes import Failure, MemoryTrack, NoteDraft, Outcome, Signature
 
 if TYPE_CHECKING:
-    from ..design import Block
+    from silicon_agent.suite.design import Block
+
     from ..loop import Team
     from ..state import BlockState
 

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import numpy as np
 
+from silicon_agent.suite.design import Design, LoadedDesign, hidden_paths
+
 from ..config import MemoryConfig
-from ..design import Design, LoadedDesign, hidden_paths
 from ..llm.gateway import CostEvent, Ledger, now_iso
 from ..modem import Staging
 from .embedding import Counted, Embedder, PackagedMiniLM

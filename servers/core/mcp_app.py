@@ -13,6 +13,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 
+from silicon_agent.suite.lifetime import serve_stdio
 from silicon_agent.suite.roles import register_role_prompts
 from silicon_agent.suite.servers import server as suite_server
 
@@ -21,7 +22,7 @@ from .http import HttpRefused, http_plan, serve_http
 from .jobs import JobInfo, JobManager
 from .progress import Progress, no_progress
 from .registry import Registry, register_tools
-from .workspace import WORKSPACE_ENV, Workspace
+from .workspace import WORKSPACE_ENV, InvalidInput, Workspace
 
 MAX_RESULT_WAIT_S = 50.0
 
@@ -176,9 +177,12 @@ def serve(
             plan = http_plan(args.host, args.port, os.environ, args.allow_host, args.allow_origin)
         except HttpRefused as exc:
             parser.exit(2, f"{prog}: refusing to serve HTTP: {exc}\n")
-    workspace = Workspace.open(args.workspace)
+    try:
+        workspace = Workspace.open(args.workspace)
+    except InvalidInput as exc:
+        parser.exit(2, f"{prog}: {exc}\n")
     server = build(workspace)
     if plan is None:
-        server.run("stdio")
+        serve_stdio(server)
     else:
         serve_http(server, plan)

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from .config import ToolInfo
@@ -118,6 +118,27 @@ def arguments_model(name: str, params: list[inspect.Parameter]) -> type[BaseMode
     )
 
 
+def is_refusal(result: object) -> bool:
+    """A result that refuses the call's arguments: status (or state, the modem's runs)
+    INVALID_INPUT (the verdict models, the spec store's `invalid_input`) or a waveform result
+    with ok=false."""
+    for name in ("status", "state"):
+        value = getattr(result, name, None)
+        if isinstance(value, str) and value.upper() == "INVALID_INPUT":
+            return True
+    return getattr(result, "ok", None) is False
+
+
+def as_error_result(result: BaseModel) -> CallToolResult:
+    """A refusal as an MCP error result (isError=true) that keeps its structured content, so
+    a client reads the argument named and the hint as from any other result."""
+    return CallToolResult(
+        content=[TextContent(type="text", text=result.model_dump_json(indent=2))],
+        structured_content=result.model_dump(mode="json", by_alias=True),
+        is_error=True,
+    )
+
+
 def _mcp_function(entry: Tool, method: Callable[..., Any]) -> Callable[..., Any]:
     params = contract(method, entry.internal)
     takes_progress = PROGRESS in inspect.signature(method).parameters
@@ -134,7 +155,10 @@ def _mcp_function(entry: Tool, method: Callable[..., Any]) -> Callable[..., Any]
         result = method(**kwargs)
         if inspect.isawaitable(result):
             result = await result
-        return entry.present(result) if entry.present is not None else result
+        result = entry.present(result) if entry.present is not None else result
+        if isinstance(result, BaseModel) and is_refusal(result):
+            return as_error_result(result)
+        return result
 
     ctx_param = inspect.Parameter(
         "ctx", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Context | None

@@ -13,11 +13,12 @@ RULES: tuple[Rule, ...] = (
         id="setup_wns",
         metric="worst_setup_slack_ns",
         op="<",
-        threshold=-0.5,
+        threshold=0.0,
         action="lengthen_clock_or_pipeline",
         send_to="rtl",
-        message="Setup slack is far negative: lengthen CLOCK_PERIOD, or send the block back to "
-        "RTL to pipeline the critical path.",
+        message="Setup slack is negative, the clock is missed: send the block back to RTL to "
+        "pipeline the critical path (a register between its start and end point), or lengthen "
+        "CLOCK_PERIOD to the suggested value.",
     ),
     Rule(
         id="hold_ws",

@@ -269,6 +269,11 @@ class SynthResult(BaseModel):
     setup_tns_ns: float | None = None
     setup_violations: int | None = None
     critical_path: CriticalPath | None = None
+    timing_met: bool | None = Field(
+        None,
+        description="False when the worst setup slack is negative: the clock is missed on "
+        "critical_path (an error diagnostic says what to change); None when not timed",
+    )
     memories: list[InferredMemory] = Field(
         default_factory=list,
         description="Memories Yosys inferred before mapping them (to flip-flops: no RAM macros)",

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from .metrics import MetricTable, load_wide_csv
 from .models import RunSummary, StepInfo
+from .report_reader import ReportReader
 from .report_values import MAX_ERROR_LINES, MAX_METRICS, count_or_none
-
-if TYPE_CHECKING:
-    from .reports import RunReader
 
 _ANT_NETS = re.compile(r"Found\s+(\d+)\s+net violations|Number of nets violated:?\s*(\d+)")
 _ANT_PINS = re.compile(r"(?:Found\s+(\d+)\s+pin violations|Number of pins violated:?\s*(\d+))")
@@ -19,7 +16,7 @@ _OL1_STEP = re.compile(r"\[STEP (\d+)\]")
 _OL1_RUNNING = re.compile(r"Running (.+?)\s*(?:\(log:.*)?(?:\.\.\.|…)?\s*$")
 
 
-def read_openlane1(reader: RunReader, root: Path, out: RunSummary) -> None:
+def read_openlane1(reader: ReportReader, root: Path, out: RunSummary) -> None:
     """The wide metrics CSV, the [STEP n] lines of openlane.log, the antenna reports."""
     candidates = [
         root / "reports" / "metrics.csv",

@@ -26,6 +26,7 @@ from .metrics import MetricTable, load_json, load_long_csv, load_wide_csv, split
 from .models import CornerTiming, FileNote, InputProblem, RunSummary, StepInfo
 from .openlane1 import apply_ol1_status, from_ol1_metrics, read_openlane1
 from .report_values import MAX_ERROR_LINES, MAX_METRICS, count_or_none, finite
+from .signoff import read_signoff
 
 MAX_REPORT_BYTES = 64 << 20  # Caravel's per-instance IR-drop tables reach a few MB
 _TCL_SET = re.compile(r"^\s*set\s+::env\((\w+)\)\s+\"?([^\"\s]+)\"?\s*$", re.MULTILINE)
@@ -59,8 +60,6 @@ class RunReader:
         return summary
 
     def _readers(self, found: Detection) -> Callable[[Path, RunSummary], None]:
-        from .signoff import read_signoff
-
         return {
             "openlane2_run": self._openlane2,
             "openlane2_final": self._final_folder,

@@ -10,20 +10,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from . import report_files
 from .layouts import STEP_DIR
 from .models import RunSummary
-
-if TYPE_CHECKING:
-    from .reports import RunReader
+from .report_reader import ReportReader
 
 SIGNOFF_DIR = "openlane-signoff"
 _TEXT_SUMMARY = re.compile(r"(?:^|-)(?:rcx_sta|multi_corner_sta)\.summary\.rpt$")
 
 
-def read_signoff(reader: RunReader, root: Path, out: RunSummary) -> None:
+def read_signoff(reader: ReportReader, root: Path, out: RunSummary) -> None:
     for name in ("metrics.csv", "metrics.json", "final_summary_report.csv"):
         if (root / name).is_file() and reader.metrics(out, root / name) is not None:
             break
@@ -59,7 +56,7 @@ def _corner_name(path: Path) -> str:
     return (match.group(2) if match else path.name).split(".")[0]
 
 
-def _timing(reader: RunReader, signoff: Path, out: RunSummary) -> None:
+def _timing(reader: ReportReader, signoff: Path, out: RunSummary) -> None:
     timing = signoff / "timing-reports"
     if (timing / "summary.rpt").is_file():
         reader.sta_table(timing / "summary.rpt", out)
@@ -91,7 +88,7 @@ def _timing(reader: RunReader, signoff: Path, out: RunSummary) -> None:
         )
 
 
-def _checks(reader: RunReader, signoff: Path, out: RunSummary) -> None:
+def _checks(reader: ReportReader, signoff: Path, out: RunSummary) -> None:
     drops = [
         report_files.ir_drop(reader.read_text(p, out) or "")
         for p in sorted(signoff.glob("*irdrop*.rpt"))

@@ -116,7 +116,7 @@ with OpenSTA. Returns cells, area, worst slack, critical path and Fmax with prov
 design that does not synthesize gets diagnostics with file/line/column.""",
             hints=BUILDS,
             job=True,
-            limits={"timeout": "timeout_s, default 600 s"},
+            limits={"timeout": "timeout_s, default 300 s; the answer comes within it"},
         ),
     ),
 )

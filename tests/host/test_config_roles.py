@@ -15,7 +15,6 @@ from pydantic import ValidationError
 
 from silicon_agent.host.cli import main
 from silicon_agent.host.config import ROLE_NAMES, load_config
-from silicon_agent.host.design import Design, load_design
 from silicon_agent.host.mcp_client import ServerPool, load_mcp_config
 from silicon_agent.host.roles.planning_prompts import PLANNING_PROMPTS
 from silicon_agent.host.roles.prompts import ROLE_PROMPTS
@@ -26,6 +25,7 @@ from silicon_agent.host.roles.schemas import (
     rtl_submission_model,
 )
 from silicon_agent.host.runs import create_run
+from silicon_agent.suite.design import Design, load_design
 from silicon_agent.suite.roles import register_role_prompts
 
 from .scenario import make_workspace, write_config, write_mcp_json

@@ -1,14 +1,18 @@
 """The ExLlamaV2 in-process provider. What runs here for real: the unavailability checks (no
 exllamav2 in this venv, no CUDA on this machine), config and preset selection, the prompt /
-schema / tool-call adaptation, and the JSON-schema constraint (lm-format-enforcer) driving a
-stand-in model over a tiny vocabulary. The one thing faked is the model behind
-`Backend.complete`; exllamav2's own generation needs a CUDA GPU and is not run here."""
+schema / tool-call adaptation, real byte-level BPE and SentencePiece-style tokenizers (trained
+here with `tokenizers`), and the JSON-schema constraint (lm-format-enforcer) wrapped as
+exllamav2's sampling filter. What is faked: the model behind `Backend.complete` in the
+adaptation tests, and in the constraint tests exllamav2's generator and sampler with a random
+model (tests/host/exl2_standin.py), which call the filter the way exllamav2 0.3.2 does.
+exllamav2's own generation needs a CUDA GPU: bench/exllamav2_gpu_check.py runs it there."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
 import json
+import logging
 import random
 import sys
 from pathlib import Path
@@ -17,27 +21,22 @@ from typing import Any
 import pytest
 
 from silicon_agent.host.config import ExLlamaV2Config, load_config
+from silicon_agent.host.llm.exl2_constraint import clean_reply, drop_trailing_commas
 from silicon_agent.host.llm.exllamav2_inproc import (
+    BuildProgress,
     Completion,
+    ExLlamaV2Backend,
     ExLlamaV2Provider,
-    drop_trailing_commas,
+    extension_state,
     render,
     unavailable_reason,
 )
 from silicon_agent.host.llm.gateway import Gateway, Ledger, build_provider
-from silicon_agent.host.llm.types import GenParams, Message, ProviderError, ToolCall, ToolSpec
+from silicon_agent.host.llm.types import GenParams, Message, ProviderError, ToolCall
 from silicon_agent.host.roles.schemas import Reflection, rtl_submission_model
+from tests.host.exl2_standin import LINT, SIMULATE, SimArgs, check_reply
 
 PARAMS = GenParams(model="qwen-exl2", max_tokens=400, temperature=0.0)
-LINT = ToolSpec(
-    name="check_draft",
-    description="Lint a draft",
-    input_schema={
-        "type": "object",
-        "properties": {"code": {"type": "string", "maxLength": 40}},
-        "required": ["code"],
-    },
-)
 
 
 class ScriptedBackend:
@@ -222,72 +221,184 @@ def test_trailing_commas_the_constraint_lets_through_are_dropped() -> None:
         "list": [1, 2],
         "x": {"y": 1},
     }
+    # A lone surrogate escape is JSON but no character: it reads as U+FFFD.
+    assert json.loads(clean_reply('{"a": ["x\\ud83dy", "\\ud83d\\ude00",]}')) == {
+        "a": ["x\ufffdy", "\U0001f600"]
+    }
 
 
-class TinyVocabModel:
-    """A stand-in model over a tiny vocabulary that picks any token the constraint allows:
-    whatever it emits must still be valid JSON for the schema."""
-
-    PIECES = [chr(c) for c in range(32, 127)] + ["\n", '"tool"', '"arguments"', "final_answer"]
-
-    def __init__(self, seed: int) -> None:
-        from lmformatenforcer import TokenEnforcerTokenizerData
-
-        self.rng = random.Random(seed)
-        self.eos = len(self.PIECES)
-        regular = [(i, p, p.startswith(" ")) for i, p in enumerate(self.PIECES)]
-        self.data = TokenEnforcerTokenizerData(
-            regular, self.decode, self.eos, False, len(self.PIECES) + 1
-        )
-
-    def decode(self, tokens: list[int]) -> str:
-        return "".join(self.PIECES[t] for t in tokens if t != self.eos)
-
-    def complete(self, prompt: str, schema: dict[str, Any] | None, **kw: Any) -> Completion:
-        from silicon_agent.host.llm.exllamav2_inproc import SchemaConstraint
-
-        assert schema is not None
-        constraint = SchemaConstraint(self.data, schema)
-        constraint.begin()
-        emitted: list[int] = []
-        for _ in range(kw["max_new_tokens"]):
-            allowed = sorted(constraint.allowed())  # the enforcer's order is a set's
-            # Prefer closing the answer once that is allowed, as filter_prefer_eos does.
-            if self.eos in allowed and self.rng.random() < 0.7:
-                break
-            token = self.rng.choice([t for t in allowed if t != self.eos] or [self.eos])
-            if token == self.eos:
-                break
-            constraint.feed(token)
-            emitted.append(token)
-        return Completion(
-            text=self.decode(emitted), prompt_tokens=len(prompt), new_tokens=len(emitted)
-        )
+# --- the constraint, on real tokenizers, through exllamav2's filter path -------------------
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_schema_constraint_holds_any_model_to_the_schema(seed: int) -> None:
+@pytest.fixture(scope="module", params=["bpe", "spm"])
+def model_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("tokenizers")
     pytest.importorskip("lmformatenforcer")
-    provider = ExLlamaV2Provider("/m", backend=TinyVocabModel(seed))
-    params = GenParams(model="tiny", max_tokens=1500)
-    # A structured answer with nested definitions ($defs / $ref), as the roles ask for.
-    reply = asyncio.run(
-        provider.generate(
-            [Message(role="user", content="reflect")], None, Reflection.model_json_schema(), params
-        )
+    from tests.host.exl2_standin import train_tokenizer
+
+    return train_tokenizer(request.param, tmp_path_factory.mktemp(request.param))
+
+
+def standin_backend(model_dir: Path, paged_attention: bool = False) -> ExLlamaV2Backend:
+    from tests.host import exl2_standin
+
+    return ExLlamaV2Backend(
+        str(model_dir), 8192, "q8", None, runtime=lambda: exl2_standin.runtime(paged_attention)
     )
-    assert reply.structured is not None, reply.text
-    Reflection.model_validate(reply.structured)
-    # A tool call or the final answer, never anything else.
+
+
+def test_vocabulary_gives_each_token_the_text_it_adds(model_dir: Path) -> None:
+    from tokenizers import Tokenizer
+
+    from silicon_agent.host.llm.exl2_constraint import Vocabulary
+
+    hf = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    config = json.loads((model_dir / "config.json").read_text())
+    vocabulary = Vocabulary.from_hf(hf, [config["eos_token_id"]])
+    offered = [t for t, p in enumerate(vocabulary.pieces) if p]
+    assert len(offered) > 100
+    # Never offered: the specials (end included), nothing-adding and part-character tokens.
+    specials = {hf.token_to_id(s) for s in ("<s>", "</s>", "<unk>")} - {None}
+    assert not specials & set(offered)
+    assert all("\ufffd" not in vocabulary.pieces[t] for t in offered)  # type: ignore[operator]
+    # Any run of offered tokens reads as the tokenizer decodes it (SentencePiece drops the
+    # leading spaces of a whole text).
+    rng = random.Random(7)
+    for _ in range(300):
+        run = [rng.choice(offered) for _ in range(rng.randint(1, 12))]
+        assert vocabulary.text(run).lstrip(" ") == hf.decode(run).lstrip(" ")
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.0])
+def test_random_model_through_the_filter_answers_every_schema(
+    model_dir: Path, temperature: float
+) -> None:
+    """A model that proposes random tokens, sampled through the filter as exllamav2 does:
+    every schema reply parses to its schema, every tool reply is an offered tool with valid
+    arguments, and every reply ends at end-of-sequence, never cut or stopped early."""
+    backend = standin_backend(model_dir)
+    provider = ExLlamaV2Provider(str(model_dir), backend=backend, name="exl2")
+    answer = rtl_submission_model(60)
+    calls = 10 if temperature else 2  # greedy: one reply per prompt
+    replies = []
+    for seed in range(calls):
+        params = GenParams(model="tiny", max_tokens=3000, temperature=temperature, seed=seed)
+        reflect = asyncio.run(
+            provider.generate(
+                [Message(role="user", content=f"reflect {seed}")],
+                None,
+                Reflection.model_json_schema(),
+                params,
+            )
+        )
+        check_reply(reflect, Reflection)
+        tool = asyncio.run(
+            provider.generate(
+                [Message(role="user", content=f"write {seed}")],
+                [LINT, SIMULATE],
+                answer.model_json_schema(),
+                params,
+            )
+        )
+        check_reply(tool, answer)
+        replies += [reflect, tool]
+    assert all(r.finish_reason == "stop" for r in replies)
+    generator = backend._loaded.generator  # type: ignore[union-attr]
+    eos = backend._loaded.vocabulary.eos_ids  # type: ignore[union-attr]
+    assert all(tokens[-1] in eos for tokens in generator.sampled)
+    assert sum(len(tokens) for tokens in generator.sampled) > 10 * len(replies)
+
+
+def test_filter_refuses_a_fraction_where_an_integer_goes(model_dir: Path) -> None:
+    from silicon_agent.host.llm.exl2_constraint import SchemaConstraint
+
+    backend = standin_backend(model_dir)
+    vocabulary = backend._load().vocabulary
+    constraint = SchemaConstraint(vocabulary, SimArgs.model_json_schema())
+    hf = backend._load().tokenizer.hf
+    for token in hf.encode('{"cycles": 12', add_special_tokens=False).ids:
+        assert token in constraint.allowed()
+        constraint.feed(token)
+    after = {vocabulary.pieces[t][:1] for t in constraint.allowed() if t not in vocabulary.eos_ids}
+    assert after and not after & {".", "e", "E"}
+    assert after & set("0123456789")
+
+
+def test_string_takes_every_character_a_token_adds(model_dir: Path) -> None:
+    """Verilog in a string with a minimum length: "~" and "|" are characters like any other,
+    not the end of the answer."""
+    from silicon_agent.host.llm.exl2_constraint import SchemaConstraint
+
+    backend = standin_backend(model_dir)
+    vocabulary = backend._load().vocabulary
     model = rtl_submission_model(60)
-    reply = asyncio.run(
-        provider.generate(
-            [Message(role="user", content="write")], [LINT], model.model_json_schema(), params
-        )
+    constraint = SchemaConstraint(vocabulary, model.model_json_schema())
+    text = '{"code": "~a | b;", "notes": "~ok"}'
+    for token in backend._load().tokenizer.hf.encode(text, add_special_tokens=False).ids:
+        allowed = constraint.allowed()
+        assert token in allowed and not allowed & vocabulary.eos_ids, constraint.text()
+        constraint.feed(token)
+    assert constraint.allowed() & vocabulary.eos_ids
+    assert json.loads(constraint.text()) == json.loads(text)
+
+
+def test_unpaged_without_flash_attn_said_once(
+    model_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from tests.host.exl2_standin import Generator
+
+    params = dict(max_new_tokens=40, temperature=1.0, seed=1, stop=["<|im_end|>"])
+    for paged in (False, True):
+        Generator.built.clear()
+        caplog.clear()
+        backend = standin_backend(model_dir, paged_attention=paged)
+        with caplog.at_level(logging.WARNING):
+            for _ in range(2):
+                backend.complete("hi", Reflection.model_json_schema(), **params)  # type: ignore[arg-type]
+        assert Generator.built == [{"paged": paged}]
+        notes = [r.getMessage() for r in caplog.records if "unpaged" in r.getMessage()]
+        assert len(notes) == (0 if paged else 1), notes
+        if not paged:
+            assert "flash-attn" in notes[0] and "one job at a time" in notes[0]
+
+
+def test_unconstrained_reply_keeps_the_text_held_at_the_stop_token(model_dir: Path) -> None:
+    """exllamav2 holds text back while it may begin a stop string and, when the reply ends
+    at end-of-sequence, reports that text apart: the reply must still carry it."""
+    from tests.host import exl2_standin
+
+    backend = standin_backend(model_dir)
+    loaded = backend._load()
+    eos = next(iter(loaded.vocabulary.eos_ids))
+    pieces = loaded.tokenizer.pieces
+    word = next(t for t, p in enumerate(pieces) if p.strip().isalpha())
+    script = [word, pieces.index("<"), eos]
+
+    class Scripted(exl2_standin.Generator):
+        def sample(self, job: Any, scores: list[float]) -> tuple[int, bool]:
+            return script[job.new_tokens], False
+
+    loaded.generator.__class__ = Scripted
+    done = backend.complete(
+        "hi", None, max_new_tokens=10, temperature=1.0, seed=0, stop=["<|im_end|>"]
     )
-    if reply.tool_calls:
-        assert reply.tool_calls[0].name == "check_draft"
-        assert len(reply.tool_calls[0].arguments["code"]) <= 40
-    else:
-        assert reply.structured is not None, reply.text
-        model.model_validate(reply.structured)
+    assert done.text == pieces[word] + "<" and done.eos_reason == "stop_token"
+
+
+def test_build_progress_is_logged_with_its_time(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Where exllamav2's extension stands decides whether its import compiles it.
+    monkeypatch.setenv("TORCH_EXTENSIONS_DIR", str(tmp_path))
+    state, folder = extension_state()
+    assert state == "build" and folder == tmp_path / "exllamav2_ext"
+    folder.mkdir(exist_ok=True)
+    with caplog.at_level(logging.WARNING), BuildProgress(folder, every=0.01) as progress:
+        (folder / "a.o").write_bytes(b"")
+        while not any("1 objects compiled" in r.getMessage() for r in caplog.records):
+            progress._stop.wait(0.01)
+    lines = [r.getMessage() for r in caplog.records]
+    assert "needs nvcc" in lines[0] and "about 3 min" in lines[0]
+    assert "CUDA extension built in" in lines[-1]
+    (folder / "exllamav2_ext.so").write_bytes(b"")
+    assert extension_state() == ("cached", folder)

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from silicon_agent.host.config import MemoryConfig
-from silicon_agent.host.design import load_design
 from silicon_agent.host.memory.embedding import PackagedMiniLM
 from silicon_agent.host.memory.guard import AnswerKeyGuard
 from silicon_agent.host.memory.hooks import judge
 from silicon_agent.host.memory.memory import TaskMemory, offered_section, open_for_run
 from silicon_agent.host.memory.notes import Failure, NoteDraft, Outcome, Signature
 from silicon_agent.host.memory.store import MemoryStore
+from silicon_agent.suite.design import load_design
 
 from .scenario import TB_MARKER, VEC_MARKER, counter_tb, gray_vectors
 
@@ -138,7 +138,7 @@ WRITER = """
 import sys
 from pathlib import Path
 from silicon_agent.host.config import MemoryConfig
-from silicon_agent.host.design import load_design
+from silicon_agent.suite.design import load_design
 from silicon_agent.host.memory.embedding import PackagedMiniLM
 from silicon_agent.host.memory.notes import Note, Signature
 from silicon_agent.host.memory.store import MemoryStore

@@ -13,7 +13,6 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from silicon_agent.host.design import Design
 from silicon_agent.host.planning.approval import approve
 from silicon_agent.host.planning.helper import file_answers
 from silicon_agent.host.planning.plan import Plan, PlanInvalid, validate_plan
@@ -23,6 +22,7 @@ from silicon_agent.host.state import BlockStatus, StateStore
 from silicon_agent.servers.core.workspace import Workspace
 from silicon_agent.servers.iverilog.server import build as build_iverilog
 from silicon_agent.servers.verilator.server import build as build_verilator
+from silicon_agent.suite.design import Design
 
 from .scenario import SUM_REG, sumreg_rules, write_config, write_mcp_json
 

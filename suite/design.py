@@ -43,20 +43,12 @@ class Plusarg(BaseModel):
     words: str | None = Field(None, description="word count of this vector file")
     map: dict[str, int] = Field(default_factory=dict, description="value translation")
     bitmask: bool = Field(False, description="a list param as a hex bitmap (bit i = item i)")
-    qpp: Literal["f1", "f2"] | None = Field(
-        None, description="QPP parameter of TS 36.212 Table 5.1.3-3 for the K in param"
-    )
 
     def value(self, sidecar: dict) -> str:
         if self.param is not None:
             raw = sidecar["params"][self.param]
             if self.bitmask:
                 return f"{sum(1 << int(i) for i in raw):x}"
-            if self.qpp is not None:
-                from silicon_agent.refmodels.qpp_table import QPP_TABLE
-
-                row = next(r for r in QPP_TABLE if r[0] == int(raw))
-                raw = row[1] if self.qpp == "f1" else row[2]
         elif self.words is not None:
             raw = next(f["words"] for f in sidecar["files"] if f["file"] == self.words)
         else:

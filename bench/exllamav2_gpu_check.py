@@ -1,0 +1,166 @@
+"""ExLlamaV2 on a CUDA GPU, end to end through the in-process provider (not run by the test
+suite: it needs a GPU). On the GPU machine, from the checkout's root:
+
+    python bench/exllamav2_gpu_check.py [--wheels DIR] [--calls 20] [--kinds bpe,spm]
+
+--wheels installs the carried wheels first (pip --no-index --find-links DIR: exllamav2 0.3.2
+without its dependencies, then lm-format-enforcer 0.11.3, tokenizers, ninja, rich, pillow,
+safetensors, numpy and their dependencies where the machine lacks them; a CUDA torch and
+nvcc must be there already: exllamav2 compiles its extension on first import). Then,
+per tokenizer kind (byte-level BPE, SentencePiece-style Unigram), it trains a tiny tokenizer,
+builds a tiny random Llama (2 layers, hidden 256, fp16 safetensors) around it, and runs the
+provider's schema call (the Reflection role's schema) and tool call (two tools and a final
+answer) --calls times each with random seeds at temperature 1. It prints how many replies
+parse to their schema, how many tokens were generated and the tokens per second, and exits
+non-zero if any reply does not parse. Budget: ~3 min for the extension build on 16 cores
+(once per machine), well under a minute per kind after it."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+def install(wheels: Path) -> None:
+    """exllamav2 without its conversion/server dependencies (pandas, fastparquet, websockets),
+    then what its runtime imports (tokenizers undeclared, ninja for the extension build)."""
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-index", "--find-links", str(wheels)]
+    subprocess.run([*pip, "--no-deps", "exllamav2==0.3.2"], check=True)
+    runtime = ["lm-format-enforcer==0.11.3", "tokenizers", "ninja", "rich", "pillow"]
+    subprocess.run([*pip, *runtime, "safetensors", "numpy"], check=True)
+
+
+def tiny_llama(folder: Path, kind: str) -> Path:
+    """A random Llama around a freshly trained tokenizer: the provider's whole path, from
+    config.json and tokenizer.json to exllamav2's kernels, without downloading a model."""
+    import torch
+    from safetensors.torch import save_file
+    from tokenizers import Tokenizer
+
+    from tests.host.exl2_standin import train_tokenizer
+
+    train_tokenizer(kind, folder)
+    tokens = Tokenizer.from_file(str(folder / "tokenizer.json")).get_vocab_size()
+    vocab = -(-tokens // 128) * 128  # the head padded, as real models do; the rest is masked
+    config = json.loads((folder / "config.json").read_text())
+    hidden, inner, layers, heads = 256, 512, 2, 4
+    config.update(
+        {
+            "architectures": ["LlamaForCausalLM"],
+            "model_type": "llama",
+            "hidden_size": hidden,
+            "intermediate_size": inner,
+            "num_hidden_layers": layers,
+            "num_attention_heads": heads,
+            "num_key_value_heads": heads,
+            "vocab_size": vocab,
+            "max_position_embeddings": 4096,
+            "rms_norm_eps": 1e-5,
+            "rope_theta": 10000.0,
+            "torch_dtype": "float16",
+            "tie_word_embeddings": False,
+        }
+    )
+    (folder / "config.json").write_text(json.dumps(config))
+    generator = torch.Generator().manual_seed(0)
+
+    def rand(*shape: int) -> torch.Tensor:
+        return (torch.randn(*shape, generator=generator) * 0.02).half()
+
+    tensors = {
+        "model.embed_tokens.weight": rand(vocab, hidden),
+        "model.norm.weight": torch.ones(hidden).half(),
+        "lm_head.weight": rand(vocab, hidden),
+    }
+    for i in range(layers):
+        p = f"model.layers.{i}."
+        for name in ("q_proj", "k_proj", "v_proj", "o_proj"):
+            tensors[p + f"self_attn.{name}.weight"] = rand(hidden, hidden)
+        tensors[p + "mlp.gate_proj.weight"] = rand(inner, hidden)
+        tensors[p + "mlp.up_proj.weight"] = rand(inner, hidden)
+        tensors[p + "mlp.down_proj.weight"] = rand(hidden, inner)
+        tensors[p + "input_layernorm.weight"] = torch.ones(hidden).half()
+        tensors[p + "post_attention_layernorm.weight"] = torch.ones(hidden).half()
+    save_file(tensors, str(folder / "model.safetensors"))
+    return folder
+
+
+def check(folder: Path, calls: int) -> tuple[int, int, int, float]:
+    """(replies that parse, replies, tokens generated, seconds generating)."""
+    from silicon_agent.host.llm.exllamav2_inproc import ExLlamaV2Provider
+    from silicon_agent.host.llm.types import GenParams, Message, ProviderError
+    from silicon_agent.host.roles.schemas import Reflection, rtl_submission_model
+    from tests.host.exl2_standin import LINT, SIMULATE, check_reply
+
+    answer = rtl_submission_model(60)
+    provider = ExLlamaV2Provider(str(folder), max_seq_len=4096, cache_quant="fp16")
+    good = total = tokens = 0
+    seconds = 0.0
+    for seed in range(calls):
+        params = GenParams(model="tiny", max_tokens=2500, temperature=1.0, seed=seed)
+        for tools, schema in (([], Reflection), ([LINT, SIMULATE], answer)):
+            started = time.monotonic()
+            total += 1
+            try:
+                reply = asyncio.run(
+                    provider.generate(
+                        [Message(role="user", content=f"call {seed}")],
+                        tools,
+                        schema.model_json_schema(),
+                        params,
+                    )
+                )
+            except ProviderError as exc:
+                print(f"  seed {seed}: {exc}")
+                continue
+            finally:
+                seconds += time.monotonic() - started
+            tokens += reply.usage.output_tokens
+            try:
+                check_reply(reply, schema)
+                good += 1
+            except Exception as exc:
+                print(f"  seed {seed}: {type(exc).__name__}: {exc!s:.200} <- {reply.text!r:.200}")
+    return good, total, tokens, seconds
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--wheels", type=Path, help="folder of carried wheels to install first")
+    parser.add_argument("--calls", type=int, default=20)
+    parser.add_argument("--kinds", default="bpe,spm")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if args.wheels:
+        install(args.wheels)
+    import torch
+
+    print(f"torch {torch.__version__}, CUDA {torch.version.cuda}, ", end="")
+    print(torch.cuda.get_device_name(0) if torch.cuda.is_available() else "no GPU")
+    failed = 0
+    for kind in args.kinds.split(","):
+        with tempfile.TemporaryDirectory() as tmp:
+            started = time.monotonic()
+            folder = tiny_llama(Path(tmp), kind)
+            good, total, tokens, seconds = check(folder, args.calls)
+            print(
+                f"{kind}: {good}/{total} replies parse to their schema; {tokens} tokens in "
+                f"{seconds:.1f} s = {tokens / max(seconds, 1e-9):.0f} tokens/s "
+                f"(whole kind incl. load {time.monotonic() - started:.0f} s)"
+            )
+            failed += total - good
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
