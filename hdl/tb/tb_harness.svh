@@ -8,6 +8,15 @@
 `ifndef TB_HARNESS_SVH
 `define TB_HARNESS_SVH
 
+// The tag before each verdict line: the run's secret, which the server passes as
+// +sa_verdict=<key> and a design cannot read, so the server reads only these lines as the
+// report (servers/core/sv/verdict.py). Empty when no server passed one.
+function automatic string tb_verdict_tag();
+  string key;
+  if ($value$plusargs("sa_verdict=%s", key)) return {"[sa:", key, "] "};
+  return "";
+endfunction
+
 // Counts down rst_cnt and releases rst_n when it reaches its last cycle.
 `define TB_RESET_RELEASE \
   if (rst_cnt > 0) begin \
@@ -19,8 +28,8 @@
 `define TB_MISMATCH_IF(COND, SIGNAL, EXPECTED, ACTUAL) \
   if (COND) begin \
     errors = errors + 1; \
-    $display("MISMATCH time=%0t cycle=%0d signal=%s expected=%h actual=%h", $time, cycle, \
-             SIGNAL, EXPECTED, ACTUAL); \
+    $display("%sMISMATCH time=%0t cycle=%0d signal=%s expected=%h actual=%h", tb_verdict_tag(), \
+             $time, cycle, SIGNAL, EXPECTED, ACTUAL); \
   end
 
 // A mismatch unless ACTUAL equals EXPECTED in every bit (X and Z included).
@@ -30,7 +39,7 @@
 // The summary line, then the end of the simulation.
 `define TB_FINISH \
   begin \
-    $display("Mismatches: %0d in %0d samples", errors, samples); \
+    $display("%sMismatches: %0d in %0d samples", tb_verdict_tag(), errors, samples); \
     $finish; \
   end
 
@@ -38,9 +47,9 @@
 // so a design that stalls fails with a verdict instead of running into the tool's timeout.
 `define TB_WATCHDOG(LIMIT, EXPECTED, ACTUAL) \
   if (cycle > (LIMIT)) begin \
-    $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle, \
-             EXPECTED, ACTUAL); \
-    $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1); \
+    $display("%sMISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", \
+             tb_verdict_tag(), $time, cycle, EXPECTED, ACTUAL); \
+    $display("%sMismatches: %0d in %0d samples", tb_verdict_tag(), errors + 1, samples + 1); \
     $finish; \
   end
 

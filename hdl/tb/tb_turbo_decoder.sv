@@ -1,4 +1,5 @@
 `default_nettype none
+`include "tb_harness.svh"
 // Self-checking testbench of turbo_decoder against refmodels vectors (turbo_decoder generator).
 // Plusargs: VECTORS=<case dir>, K, F1, F2 (QPP parameters), ITERS (maximum), CRC (0 24A,
 // 1 24B), CRC_OK (expected verdict), optional SEED. Random input gaps and output back-pressure;
@@ -133,23 +134,24 @@ module tb_turbo_decoder;
         if (pass_no == LAST_PASS && out_start_cycle < 0) out_start_cycle = cycle;
         if (out_idx >= k_bits * reps || m_tdata !== exp_app[(out_idx%k_bits)%MAX_K]) begin
           errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
-                   $time, cycle, exp_app[(out_idx%k_bits)%MAX_K], m_tdata);
+          $display("%sMISMATCH time=%0t cycle=%0d signal=m_axis_tdata_o expected=%h actual=%h",
+                   tb_verdict_tag(), $time, cycle, exp_app[(out_idx%k_bits)%MAX_K], m_tdata);
         end
         if (($signed(m_tdata) > 0) !== exp_bit[(out_idx%k_bits)%MAX_K]) begin
           errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=hard_bit expected=%h actual=%h",
-                   $time, cycle, exp_bit[(out_idx%k_bits)%MAX_K], $signed(m_tdata) > 0);
+          $display("%sMISMATCH time=%0t cycle=%0d signal=hard_bit expected=%h actual=%h",
+                   tb_verdict_tag(), $time, cycle, exp_bit[(out_idx%k_bits)%MAX_K],
+                   $signed(m_tdata) > 0);
         end
         if (m_tuser !== exp_user) begin
           errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tuser_o expected=%h actual=%h",
-                   $time, cycle, exp_user, m_tuser);
+          $display("%sMISMATCH time=%0t cycle=%0d signal=m_axis_tuser_o expected=%h actual=%h",
+                   tb_verdict_tag(), $time, cycle, exp_user, m_tuser);
         end
         if (m_tlast !== (out_idx % k_bits == k_bits - 1)) begin
           errors = errors + 1;
-          $display("MISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
-                   $time, cycle, out_idx % k_bits == k_bits - 1, m_tlast);
+          $display("%sMISMATCH time=%0t cycle=%0d signal=m_axis_tlast_o expected=%h actual=%h",
+                   tb_verdict_tag(), $time, cycle, out_idx % k_bits == k_bits - 1, m_tlast);
         end
         out_idx <= out_idx + 1;
         if (out_idx + 1 == k_bits && pass_no == LAST_PASS) begin
@@ -160,7 +162,7 @@ module tb_turbo_decoder;
         end
         if (out_idx + 1 == k_bits * blocks && pass_no == LAST_PASS) begin
           if (blocks > 1) $display("tb: steady_cycles=%0d", cycle - prev_end);
-          $display("Mismatches: %0d in %0d samples", errors, samples);
+          $display("%sMismatches: %0d in %0d samples", tb_verdict_tag(), errors, samples);
           $finish;
         end
         if ((out_idx + 1) % k_bits == 0 && pass_no == LAST_PASS) prev_end = cycle;
@@ -177,9 +179,9 @@ module tb_turbo_decoder;
     if (!s_tvalid || s_tready) gate_r <= full_rate || (($urandom % 5) != 0);
     ready_r <= full_rate || (($urandom % 3) != 0);
     if (cycle > limit) begin
-      $display("MISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h", $time, cycle,
-               k_bits, out_idx);
-      $display("Mismatches: %0d in %0d samples", errors + 1, samples + 1);
+      $display("%sMISMATCH time=%0t cycle=%0d signal=beats expected=%h actual=%h",
+               tb_verdict_tag(), $time, cycle, k_bits, out_idx);
+      $display("%sMismatches: %0d in %0d samples", tb_verdict_tag(), errors + 1, samples + 1);
       $finish;
     end
   end

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .sandbox import hand_over, plan_sandbox
+from .sandbox import hand_over, plan_sandbox, socket_filter
 from .workspace import remove_tree
 
 DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -45,11 +45,15 @@ class ProcessOutcome:
     sandbox: str
     signal: int | None = None
     kept_lines: list[str] = field(default_factory=list)
+    # More lines matched `keep` than MAX_KEPT_LINES: some were not kept, so whatever they
+    # decide (a verdict) cannot be read from kept_lines.
+    kept_overflow: bool = False
 
 
 class _Capture:
     """Keeps the head and the tail of a stream under a byte cap, and every line that matches
-    `keep` (up to MAX_KEPT_LINES) wherever it falls, so a cut never hides a verdict line."""
+    `keep` (up to MAX_KEPT_LINES) wherever it falls, so a cut never hides a verdict line; past
+    that many, `overflow` says that some were lost."""
 
     def __init__(self, cap: int, keep: re.Pattern[str] | None):
         self.half = cap // 2
@@ -59,6 +63,7 @@ class _Capture:
         self.keep = keep
         self.partial = b""
         self.kept: list[str] = []
+        self.overflow = False
 
     def _scan(self, chunk: bytes) -> None:
         if self.keep is None:
@@ -68,11 +73,13 @@ class _Capture:
         if len(self.partial) > MAX_LINE_BYTES:
             self.partial = b""
         for raw in complete:
-            if len(self.kept) >= MAX_KEPT_LINES:
-                break
             line = raw[:MAX_LINE_BYTES].decode("utf-8", errors="replace")
-            if self.keep.search(line):
-                self.kept.append(line)
+            if not self.keep.search(line):
+                continue
+            if len(self.kept) >= MAX_KEPT_LINES:
+                self.overflow = True
+                break
+            self.kept.append(line)
 
     def finish(self) -> None:
         if self.partial:
@@ -152,12 +159,25 @@ async def run_process(
         raise TypeError("argv must be a non-empty list of strings")
     limits = limits or Limits()
     private = Path(tempfile.mkdtemp(prefix=".sa-run-", dir=scratch))
+    seccomp_fd = _filter_pipe()
     try:
         return await _run_confined(
-            argv, cwd, scratch, private, readable, timeout_s, env, limits, keep, hidden
-        )
+            argv, cwd, scratch, private, readable, timeout_s, env, limits, keep, hidden,
+            seccomp_fd,
+        )  # fmt: skip
     finally:
+        os.close(seccomp_fd)
         remove_tree(private)
+
+
+def _filter_pipe() -> int:
+    """A descriptor to read the seccomp program from (bwrap reads it; see sandbox)."""
+    read_end, write_end = os.pipe()
+    try:
+        os.write(write_end, socket_filter())
+    finally:
+        os.close(write_end)
+    return read_end
 
 
 async def _run_confined(
@@ -171,6 +191,7 @@ async def _run_confined(
     limits: Limits,
     keep: re.Pattern[str] | None,
     hidden: Sequence[Path],
+    seccomp_fd: int,
 ) -> ProcessOutcome:
     plan = plan_sandbox(
         [scratch],
@@ -179,6 +200,7 @@ async def _run_confined(
         program=argv[0],
         private=private,
         hidden=hidden,
+        seccomp_fd=seccomp_fd,
     )
     if plan.drop_uid:
         # The tool may write in its cwd when that is a directory of the scratch (never a link).
@@ -204,6 +226,7 @@ async def _run_confined(
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
+            pass_fds=(seccomp_fd,) if plan.prefix else (),
         )
         out = _Capture(limits.output_bytes, keep)
         err = _Capture(limits.output_bytes, keep)
@@ -248,4 +271,5 @@ async def _run_confined(
         sandbox=plan.description,
         signal=sig,
         kept_lines=out.kept + err.kept,
+        kept_overflow=out.overflow or err.overflow,
     )

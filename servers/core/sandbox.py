@@ -5,7 +5,9 @@ the few /etc files a linker and a compiler read, this Python and its site-packag
 program's own install prefix) and the call's inputs are bound read-only, the scratch
 directory read-write, and /tmp, /dev and /proc are private. Host /tmp, /run, /var, /home,
 /root and /dev/shm are simply absent, so no host Unix socket can be reached; the network is
-cut, and with `--disable-userns` no new user namespace can be made inside.
+cut, and with `--disable-userns` no new user namespace can be made inside. A seccomp filter
+(`--seccomp`) denies socket(2), socketpair(2) and io_uring_setup(2) of any family, so not even a
+Unix socket file that lies inside a bound folder (the workspace) can be reached.
 
 RLIMIT_NPROC does not bind root, so as root the tool runs as `nobody`. bwrap itself is
 started as `nobody` (unprivileged user namespaces), which is what lets it forbid nested
@@ -21,6 +23,7 @@ import os
 import shutil
 import site
 import stat
+import struct
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -46,6 +49,36 @@ ETC_ENTRIES = (
 _NAMESPACES = ["--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts"]
 _NO_USERNS = ["--unshare-user", "--disable-userns"]
 _SESSION = ["--new-session", "--die-with-parent"]
+
+
+# The seccomp filter: classic BPF over struct seccomp_data {int nr; u32 arch; ...}.
+_AUDIT_ARCH_X86_64 = 0xC000003E
+_AUDIT_ARCH_AARCH64 = 0xC00000B7
+_X32_BIT = 0x40000000  # x32 ABI syscalls on x86_64: all denied
+# (socket, socketpair, io_uring_setup) by architecture: io_uring can open sockets too.
+_NO_SOCKET_CALLS = {_AUDIT_ARCH_X86_64: (41, 53, 425), _AUDIT_ARCH_AARCH64: (198, 199, 425)}
+_LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
+_RET_ALLOW, _RET_EPERM = 0x7FFF0000, 0x00050000 | 1
+
+
+def socket_filter() -> bytes:
+    """A seccomp program that fails socket, socketpair and io_uring_setup with EPERM, and
+    every call of another ABI (i386 int 0x80, x32, arm32) too; all else is allowed."""
+    deny = -1  # a jump to the final deny, resolved below
+    program: list[tuple[int, int, int, int]] = []
+    for arch, calls in _NO_SOCKET_CALLS.items():
+        checks = [(_JGE_K, deny, 0, _X32_BIT)] if arch == _AUDIT_ARCH_X86_64 else []
+        checks += [(_JEQ_K, deny, 0, call) for call in calls]
+        body = [(_LD_W_ABS, 0, 0, 0), *checks, (_RET_K, 0, 0, _RET_ALLOW)]
+        program.append((_LD_W_ABS, 0, 0, 4))  # the arch
+        program.append((_JEQ_K, 0, len(body), arch))  # another arch: on to the next block
+        program += body
+    program.append((_RET_K, 0, 0, _RET_EPERM))
+    last = len(program) - 1
+    return b"".join(
+        struct.pack("<HBBI", code, last - at - 1 if jt == deny else jt, jf, k)
+        for at, (code, jt, jf, k) in enumerate(program)
+    )
 
 
 @dataclass(frozen=True)
@@ -199,12 +232,14 @@ def plan_sandbox(
     program: str | None = None,
     private: Path | None = None,
     hidden: Sequence[Path] = (),
+    seccomp_fd: int | None = None,
 ) -> SandboxPlan:
     """The argv prefix that confines one tool run. `private` is a directory the runner made
     for this run alone (it may hold a /dev/null stand-in). `hidden` folders inside what is
     readable are shown empty, and hidden files empty, whatever uid the run gets: the suite's
     own state and the answers the server alone reads; readable or writable paths inside a
-    hidden folder are bound again on top."""
+    hidden folder are bound again on top. `seccomp_fd` is a readable descriptor holding
+    socket_filter()'s program, which the caller passes to the process (pass_fds)."""
     want_drop = os.geteuid() == 0 and bool(_setpriv())
     # nobody must reach the inputs, the scratch and the cwd (bwrap binds them as nobody).
     reached = [*readable, *writable, *([cwd] if cwd is not None else [])]
@@ -257,11 +292,15 @@ def plan_sandbox(
             prefix += ["--bind", str(sink), "/dev/null"]
         if cwd is not None:
             prefix += ["--chdir", str(cwd)]
+        if seccomp_fd is not None:
+            prefix += ["--seccomp", str(seccomp_fd)]
         prefix += [*_NAMESPACES, *_SESSION, "--"]
         notes.append(
             "bwrap: toolchain and inputs read-only, scratch writable, private /tmp, "
             "no host /run or sockets, no network, own pid namespace"
         )
+        if seccomp_fd is not None:
+            notes.append("no new sockets of any family (seccomp)")
         notes.append("no new user namespaces" if block_userns else "user namespaces NOT blocked")
     else:
         notes.append("no bwrap: writes are not confined to scratch and network is not cut")

@@ -34,8 +34,8 @@ def forged_harness() -> str:
     """The real harness with its report made clean: no MISMATCH line, no counted error."""
     text = (REPO / "hdl/tb/tb_harness.svh").read_text()
     forged = text.replace("errors = errors + 1; \\", "if (0) \\").replace(
-        '$display("Mismatches: %0d in %0d samples", errors, samples)',
-        '$display("Mismatches: 0 in %0d samples", samples + 1)',
+        '$display("%sMismatches: %0d in %0d samples", tb_verdict_tag(), errors, samples)',
+        '$display("%sMismatches: 0 in %0d samples", tb_verdict_tag(), samples + 1)',
     )
     assert forged.count("if (0)") == 1 and "samples + 1)" in forged
     return forged

@@ -25,17 +25,17 @@ pytestmark = pytest.mark.anyio
 # The descrambler mutant of test_mutations.py that its testbench catches.
 MUTATION = next((m[3], m[4]) for m in MUTATIONS if m[1] == "dropped x2 tap")
 SILENT_MISMATCH = (
-    '$display("MISMATCH time=%0t cycle=%0d signal=%s expected=%h actual=%h", $time, cycle, \\\n'
-    "             SIGNAL, EXPECTED, ACTUAL); \\\n",
+    '$display("%sMISMATCH time=%0t cycle=%0d signal=%s expected=%h actual=%h", '
+    "tb_verdict_tag(), \\\n             $time, cycle, SIGNAL, EXPECTED, ACTUAL); \\\n",
     "",
 )
 FALSE_PASS = (
-    '$display("Mismatches: %0d in %0d samples", errors, samples);',
-    '$display("Mismatches: 0 in %0d samples", samples);',
+    '$display("%sMismatches: %0d in %0d samples", tb_verdict_tag(), errors, samples);',
+    '$display("%sMismatches: 0 in %0d samples", tb_verdict_tag(), samples);',
 )
 FALSE_FAIL = (
-    '$display("Mismatches: %0d in %0d samples", errors, samples);',
-    '$display("Mismatches: 1 in %0d samples", samples);',
+    '$display("%sMismatches: %0d in %0d samples", tb_verdict_tag(), errors, samples);',
+    '$display("%sMismatches: 1 in %0d samples", tb_verdict_tag(), samples);',
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import secrets
 import time
 import uuid
 from abc import ABC, abstractmethod
@@ -33,7 +34,7 @@ from .enrich import add_snippets, merge
 from .includes import include_closure, is_regular_file
 from .one_text import DesignText, preprocess
 from .slang_check import SlangReport, analyze
-from .verdict import VERDICT_LINES, judge
+from .verdict import VERDICT_LINES, VERDICT_PLUSARG, judge
 
 WAVE_PLUSARG = "sa_waves"
 _STRING_LITERAL = re.compile(r'"([^"\n]{1,400})"')
@@ -416,12 +417,25 @@ class SimulatorFlow(ABC):
             slang_task.cancel()
             remove_tree(out_dir)
             raise
-        if report.forbidden:
+        if report.forbidden or report.design_errors:
+            # A slang error in the design text refuses it even where the simulator accepts the
+            # code: what slang does not bind, no reach check could have looked at.
+            refused = [*report.forbidden, *report.design_errors]
+            first = refused[0]
+            what = " and ".join(
+                f"{len(found)} {name}"
+                for name, found in (
+                    ("forbidden constructs", report.forbidden),
+                    ("slang errors", report.design_errors),
+                )
+                if found
+            )
             remove_tree(out_dir)
             result = ToolResult(
                 status=Status.COMPILE_FAIL,
-                summary=f"{len(report.forbidden)} forbidden constructs in design sources",
-                diagnostics=add_snippets(self.workspace, report.forbidden),
+                summary=f"{what} in design sources; first: "
+                f"{first.file}:{first.line}: {first.message}",
+                diagnostics=add_snippets(self.workspace, refused),
                 tool=self.name,
                 tool_version=self.tool.version,
                 duration_s=time.monotonic() - started,
@@ -607,6 +621,10 @@ class SimulatorFlow(ABC):
         scratch = self.sim_dir(self.name)
         wave_path = scratch / f"waves.{waves}"
         trace_path = scratch / f"sa-trace-{uuid.uuid4().hex[:12]}.txt"
+        # The run's verdict secret: only the testbench's harness reads plusargs (a design may
+        # not), so only its lines carry it (see verdict).
+        key = secrets.token_hex(16)
+        plusargs = [f"{VERDICT_PLUSARG}={key}", *plusargs]
         if trace is not None:
             plusargs = [*plusargs, f"{trace_judge.TRACE_PLUSARG}={trace_path}"]
         argv = self.run_argv(executable, plusargs, waves, wave_path)
@@ -627,7 +645,7 @@ class SimulatorFlow(ABC):
         )
         log = scratch / "sim.log"
         atomic_write(log, outcome.stdout + ("\n" + outcome.stderr if outcome.stderr else ""))
-        verdict = judge(self.workspace, outcome, outcome.kept_lines, self.name)
+        verdict = judge(self.workspace, outcome, outcome.kept_lines, self.name, key)
         artifacts = {"log": self.workspace.relative(log)}
         # A link the simulation left in place of the dump is not an artifact of this run.
         if waves != "none" and wave_path.is_file() and not wave_path.is_symlink():

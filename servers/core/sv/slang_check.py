@@ -37,6 +37,9 @@ __all__ = ["ALLOWED_IN_DESIGN", "SlangReport", "analyze"]
 class SlangReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     forbidden: list[Diagnostic] = field(default_factory=list)
+    # slang's errors in the design text: a refusal whatever the simulator makes of the code
+    # (a call slang rejects is never bound, so no check would see its arguments).
+    design_errors: list[Diagnostic] = field(default_factory=list)
     tops: list[str] = field(default_factory=list)
     design_text: DesignText | None = None
 
@@ -129,25 +132,28 @@ def analyze(
         if category == Category.OTHER and not diag.isError():
             category = Category.LINT
         option = engine.getOptionName(diag.code)
-        report.diagnostics.append(
-            Diagnostic(
-                severity=Severity.ERROR if diag.isError() else Severity.WARNING,
-                category=category,
-                code=option or name,
-                file=file,
-                line=line,
-                column=column,
-                message=engine.formatMessage(diag),
-                hint=HINTS[category],
-                source="slang",
-            )
+        found = Diagnostic(
+            severity=Severity.ERROR if diag.isError() else Severity.WARNING,
+            category=category,
+            code=option or name,
+            file=file,
+            line=line,
+            column=column,
+            message=engine.formatMessage(diag),
+            hint=HINTS[category],
+            source="slang",
         )
+        report.diagnostics.append(found)
+        if diag.isError() and places.in_design(diag.location):
+            report.design_errors.append(found)
     report.tops = [inst.name for inst in compilation.getRoot().topInstances]
     if design_text is not None and design_tree is not None:
         report.forbidden += design_text.refused
         report.forbidden += _upward_references(places, compilation)
         report.forbidden += _taken_names(places, design_tree, bench_trees)
+        report.forbidden += _names_outside(places, design_tree)
         report.diagnostics = design_text.remap(report.diagnostics, [DESIGN_NAME])
+        report.design_errors = design_text.remap(report.design_errors, [DESIGN_NAME])
         report.forbidden = design_text.remap(report.forbidden, [DESIGN_NAME])
     return report
 
@@ -228,13 +234,30 @@ def _definitions(tree: SyntaxTree) -> list[tuple[str, str, object]]:
     return found
 
 
+def _unit_subroutines(tree: SyntaxTree) -> list[tuple[str, str, object]]:
+    """(kind, name, location) of the functions and tasks a file declares outside any
+    definition (the compilation unit's, such as the harness's tb_verdict_tag)."""
+    found = []
+    for member in tree.root.members:
+        kind = member.kind.name
+        if kind in ("FunctionDeclaration", "TaskDeclaration"):
+            name = getattr(member.prototype.name, "identifier", None)
+            if name is not None and name.valueText:
+                found.append(
+                    (kind.removesuffix("Declaration").lower(), name.valueText, name.location)
+                )
+    return found
+
+
 def _taken_names(
     places: _Places, design_tree: SyntaxTree, bench_trees: Sequence[SyntaxTree]
 ) -> list[Diagnostic]:
     """A design definition named like a testbench one, or like one the server compiles beside
     it (the wave dump, the trace), would replace it on one simulator or the other (Verilator
-    only warns), so the run could use the design's copy."""
+    only warns), so the run could use the design's copy. So would a compilation-unit function
+    or task named like the testbench's (the harness's verdict tag)."""
     bench_names = {name for tree in bench_trees for _, name, _ in _definitions(tree)}
+    bench_names |= {name for tree in bench_trees for _, name, _ in _unit_subroutines(tree)}
     return [
         places.forbidden(
             location,
@@ -244,9 +267,85 @@ def _taken_names(
             "their own.",
             code="design-name",
         )
-        for kind, name, location in _definitions(design_tree)
+        for kind, name, location in [*_definitions(design_tree), *_unit_subroutines(design_tree)]
         if name in bench_names or is_suite_name(name)
     ]
+
+
+# Identifier tokens under these nodes are uses of a name, not declarations of one.
+_NAME_USES = frozenset(
+    {
+        "IdentifierName",
+        "IdentifierSelectName",
+        "NamedPortConnection",
+        "NamedParamAssignment",
+        "NamedArgument",
+        "HierarchyInstantiation",
+    }
+)
+
+
+def _declared(node: object, into: set[str]) -> None:
+    """Every identifier the syntax under `node` declares (an over-approximation: any
+    identifier token that is not a use of a name)."""
+    for index in range(len(node)):  # type: ignore[arg-type]
+        child = node[index]  # type: ignore[index]
+        if child is None:
+            continue
+        if isinstance(child, pyslang.parsing.Token):
+            kind = getattr(getattr(node, "kind", None), "name", "")
+            if child.kind.name == "Identifier" and kind not in _NAME_USES:
+                into.add(child.valueText)
+        else:
+            _declared(child, into)
+
+
+def _names_outside(places: _Places, design_tree: SyntaxTree) -> list[Diagnostic]:
+    """Reach checked on the text, whatever slang binds: the first part of every dotted name
+    (`a.b`, `a[0].b`) in a design definition must be a name that definition declares, the
+    name of a definition of the design, or one the design declares outside any definition;
+    `$root.` is refused. A name found nowhere would be looked up upward, in the testbench."""
+    members = list(design_tree.root.members)
+    definitions = [m for m in members if m.kind.name in _DEFINITIONS]
+    shared: set[str] = {name for _, name, _ in _definitions(design_tree)}
+    for member in members:
+        if member.kind.name not in _DEFINITIONS:
+            _declared(member, shared)
+    found: list[Diagnostic] = []
+    for member in [*definitions, *(m for m in members if m.kind.name not in _DEFINITIONS)]:
+        own: set[str] = set(shared)
+        if member.kind.name in _DEFINITIONS:
+            _declared(member, own)
+
+        def visit(node: object, own: set[str] = own) -> VisitAction:
+            if getattr(getattr(node, "kind", None), "name", "") != "ScopedName":
+                return VisitAction.Advance
+            if node.separator.valueText != ".":  # type: ignore[attr-defined]
+                return VisitAction.Advance
+            left = node.left  # type: ignore[attr-defined]
+            kind = left.kind.name
+            text = str(node).strip()[:80]
+            if kind in ("RootScope", "UnitScope"):
+                found.append(
+                    places.forbidden(
+                        left.sourceRange.start, f"the absolute name '{text}'", code="design-reach"
+                    )
+                )
+            elif kind in ("IdentifierName", "IdentifierSelectName"):
+                name = left.identifier.valueText
+                if name and name not in own:
+                    found.append(
+                        places.forbidden(
+                            left.sourceRange.start,
+                            f"the hierarchical name '{text}' ('{name}' is declared nowhere in "
+                            "the design, so it would be looked up in the testbench)",
+                            code="design-reach",
+                        )
+                    )
+            return VisitAction.Advance
+
+        member.visit(visit)
+    return found
 
 
 def _upward_references(places: _Places, compilation: Compilation) -> list[Diagnostic]:

@@ -1,8 +1,18 @@
 """Judge a simulation from the testbench's report, the exit and the tool's own messages.
 
 PASS needs all of: exactly one summary line `Mismatches: 0 in N samples` with N > 0, no
-MISMATCH line, no $error/$fatal/failed assertion, a clean exit, no timeout. A substring or an
-exit code alone never decides it.
+MISMATCH line, no $error/$fatal/failed assertion, a clean exit, no timeout, and every report
+line kept. A substring or an exit code alone never decides it.
+
+Only the testbench writes verdict text. Each run draws a secret that the server passes as the
+plusarg `+sa_verdict=<key>`; the suite's harness (hdl/tb/tb_harness.svh) reads it and starts each
+of its lines with `[sa:<key>] `. A design can neither read a plusarg nor reach the testbench's
+names, so when a run printed tagged lines, those alone are its report and every untagged
+MISMATCH or summary line is design text, never read. A testbench of the caller's own that
+prints the plain convention is read as printed only while the design printed nothing: a
+design prints only through $error/$fatal (the design rules), and each such report begins
+with the simulator's header naming the design's text, which the design cannot leave out;
+once one shows, no plain line is read (the run fails on the report itself).
 """
 
 from __future__ import annotations
@@ -28,6 +38,11 @@ SIM_ERROR = re.compile(
     r"^(?:\[(?P<vtime>[^\]]*)\]\s*)?(?:%(?P<vsev>Error|Fatal)|(?P<isev>ERROR|FATAL)):\s*"
     r"(?:(?P<file>[^:\s][^:]*):(?P<line>\d+):\s*)?(?P<msg>.*)$"
 )
+# The tag the harness puts before each of its lines: `[sa:<32 hex digits>] `.
+VERDICT_PLUSARG = "sa_verdict"
+TAGGED = re.compile(r"^\[sa:(?P<key>[0-9a-f]{32})\] (?P<line>.*)$")
+# The compiled design text (see flow: `design.sv` in the build folder) named by a tool report.
+DESIGN_TEXT_FILE = "design.sv"
 # Lines the runner keeps even when the output is cut, so that the verdict never misses one.
 VERDICT_LINES = re.compile(
     r"Mismatches:|MISMATCH|Hint: Output|%Error|%Fatal|^ERROR:|^FATAL:|failed assertion|"
@@ -57,14 +72,73 @@ def _mismatch(fields: str) -> Mismatch:
     )
 
 
-def judge(workspace: Workspace, outcome: ProcessOutcome, lines: list[str], tool: str) -> Judgement:
-    """`lines` are every verdict-relevant line the run printed (kept even past the cap)."""
+def _from_design(file: str | None) -> bool:
+    """A tool report about the design's text, or about no file at all (which could be it)."""
+    return file is None or file.replace("\\", "/").rsplit("/", 1)[-1] == DESIGN_TEXT_FILE
+
+
+def report_lines(lines: list[str], key: str | None) -> tuple[list[str], bool]:
+    """(the lines that may be read as the testbench's report, whether they were tagged).
+    Tool reports ($error headers, crashes) are kept either way: they can only fail a run."""
+    if key is not None:
+        tagged = [m["line"] for line in lines if (m := TAGGED.match(line)) and m["key"] == key]
+        if tagged:
+            untagged = [line for line in lines if not TAGGED.match(line) and not _is_report(line)]
+            return tagged + untagged, True
+    return lines, False
+
+
+def _is_report(line: str) -> bool:
+    return bool(SUMMARY.match(line) or MISMATCH.match(line) or VERILOGEVAL_HINT.search(line))
+
+
+def judge(
+    workspace: Workspace,
+    outcome: ProcessOutcome,
+    lines: list[str],
+    tool: str,
+    key: str | None = None,
+) -> Judgement:
+    """`lines` are every verdict-relevant line the run printed (kept even past the cap); `key`
+    is the run's verdict secret (see the module's text). When more such lines came than the
+    runner keeps, the testbench's own report may be among those lost: the run gets no verdict
+    (never PASS), only what the kept lines show (a first mismatch read as above)."""
+    verdict = _judge(workspace, outcome, lines, tool, key)
+    if not outcome.kept_overflow or verdict.status in (Status.TIMEOUT, Status.TOOL_ERROR):
+        return verdict
+    message = (
+        "the run printed more report lines (MISMATCH, summary, $error) than the server keeps; "
+        "the testbench's own report may be among those lost, so no verdict is given"
+    )
+    verdict.diagnostics.insert(
+        0,
+        _diag(
+            Category.OTHER,
+            message,
+            tool,
+            hint="Print fewer lines: stop the testbench after its first mismatches, and remove "
+            "$error calls that fire every cycle.",
+        ),
+    )
+    if verdict.status == Status.PASS:
+        # What looked clean was read from a report cut short: none of it stands.
+        verdict.summary, verdict.mismatch_count, verdict.samples = message, None, None
+    else:
+        verdict.summary = f"{message}; {verdict.summary}"
+    verdict.status = Status.SIM_FAIL
+    return verdict
+
+
+def _judge(
+    workspace: Workspace, outcome: ProcessOutcome, lines: list[str], tool: str, key: str | None
+) -> Judgement:
     if outcome.timed_out:
         return Judgement(
             Status.TIMEOUT,
             "simulation did not finish within the time limit; its processes were killed",
             [_diag(Category.TIMEOUT, "simulation timed out", tool)],
         )
+    lines, tagged = report_lines(lines, key)
     diagnostics: list[Diagnostic] = []
     summaries: list[tuple[int, int]] = []
     mismatches: list[Mismatch] = []
@@ -81,9 +155,12 @@ def judge(workspace: Workspace, outcome: ProcessOutcome, lines: list[str], tool:
             diagnostics.append(_diag(Category.TOOL_CRASH, line.strip(), tool))
         elif match := SIM_ERROR.match(line.strip()):
             message = match["msg"].strip() or "assertion failed"
-            if message.startswith("Verilog $stop") or message == "Aborting...":
-                continue
             file = match["file"]
+            # The simulator's own words after a testbench's $stop or $fatal; a report from
+            # the design's text counts whatever it says.
+            own_words = message.startswith("Verilog $stop") or message == "Aborting..."
+            if own_words and not (file and _from_design(file)):
+                continue
             diagnostics.append(
                 Diagnostic(
                     severity=Severity.ERROR,
@@ -95,6 +172,24 @@ def judge(workspace: Workspace, outcome: ProcessOutcome, lines: list[str], tool:
                     source=tool,
                 )
             )
+    design_reports = [
+        d for d in diagnostics if d.category == Category.ASSERTION_FAILED and _from_design(d.file)
+    ]
+    unread = bool(design_reports and not tagged and (summaries or mismatches))
+    if unread:
+        # The design printed: its text may hold any line, so no plain line is read.
+        summaries, mismatches = [], []
+        diagnostics.append(
+            _diag(
+                Category.OTHER,
+                "the design printed $error/$fatal reports, so the testbench's untagged "
+                "MISMATCH and summary lines cannot be told from the design's text and are "
+                "not read",
+                tool,
+                hint="Fix the design's failing checks; a testbench that includes "
+                "tb_harness.svh tags its lines and keeps its report readable.",
+            )
+        )
     first = mismatches[0] if mismatches else None
     if crash or (outcome.signal is not None and outcome.signal not in (6,) and not summaries):
         return Judgement(
@@ -109,7 +204,7 @@ def judge(workspace: Workspace, outcome: ProcessOutcome, lines: list[str], tool:
     elif count is None and mismatches:
         count = len(mismatches)
     problems: list[str] = []
-    if len(summaries) != 1:
+    if len(summaries) != 1 and not unread:
         problems.append(
             "the testbench printed no summary line 'Mismatches: <n> in <m> samples'"
             if not summaries
