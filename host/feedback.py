@@ -8,19 +8,33 @@ import re
 from typing import Any
 
 HIDDEN = "<hidden verification asset>"
+STATE_FOLDER = "/.silicon-agent/"  # the servers' own folder (the trace monitor, caches)
+
+
+# A path in the servers' own folder (the trace monitor's hashed file, caches), and a message
+# located in a hidden file ("<file>:14: port ... is not a port of dut").
+STATE_PATH = re.compile(r"[^\s:'\"`]*\.silicon-agent/[^\s:'\"`]*")
+LOCATED = re.compile(re.escape(HIDDEN) + r"(?::\d+)*: [^;\n]*")
 
 
 def scrub(text: str, hidden: set[str]) -> str:
-    """Any text bound for a generating role, with hidden asset paths taken out."""
+    """Any text bound for a generating role, with hidden asset paths taken out, and the
+    message of a diagnostic located in a hidden file with them."""
     for path in sorted(hidden, key=len, reverse=True):
         text = text.replace(path, HIDDEN)
-    return text
+    text = STATE_PATH.sub(HIDDEN, text)
+    return LOCATED.sub(f"{HIDDEN}: a diagnostic of the hidden harness (not shown)", text)
 
 
 def compact_diagnostics(
     result: dict[str, Any], hidden: set[str], limit: int = 12, errors_only: bool = False
 ) -> list[dict[str, Any]]:
+    """The diagnostics a generating role may see. One located in a hidden file (a hidden
+    asset, or the suite's own folder where the trace monitor lives), or naming one, is never
+    shown, neither its snippet nor its message: they are counted in one closing item that says
+    the hidden harness reported them."""
     out: list[dict[str, Any]] = []
+    withheld: list[str] = []
     for diag in result.get("diagnostics") or []:
         if errors_only and diag.get("severity") != "error":
             continue
@@ -38,18 +52,29 @@ def compact_diagnostics(
             )
             if diag.get(key) is not None
         }
-        if item.get("file") in hidden or any(h in str(item.get("message", "")) for h in hidden):
-            # Where a hidden testbench is named, neither its path nor its lines go out.
-            item["file"] = HIDDEN
-            item.pop("snippet", None)
-            message = str(item.get("message", ""))
-            for path in hidden:
-                message = message.replace(path, HIDDEN)
-            item["message"] = message
-        out.append(item)
-        if len(out) >= limit:
-            break
+        if in_hidden_file(item, hidden):
+            withheld.append(str(item.get("severity", "error")))
+            continue
+        if len(out) < limit:
+            out.append(item)
+    if withheld:
+        out.append(
+            {
+                "severity": "error" if "error" in withheld else withheld[0],
+                "file": HIDDEN,
+                "message": f"the hidden harness reported {len(withheld)} diagnostic(s) in "
+                "files the run hides (not shown)",
+            }
+        )
     return out
+
+
+def in_hidden_file(item: dict[str, Any], hidden: set[str]) -> bool:
+    file = str(item.get("file") or "")
+    if file in hidden or file == HIDDEN or STATE_FOLDER in f"/{file}":
+        return True
+    text = f"{item.get('message', '')} {item.get('snippet', '')}"
+    return any(h in text for h in hidden) or HIDDEN in text
 
 
 def has_errors(result: dict[str, Any]) -> bool:

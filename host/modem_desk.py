@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-import tempfile
 import uuid
 from pathlib import Path
 from typing import Any, Literal
@@ -16,14 +15,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from silicon_agent.host.design_file import LoadedDesign, load_design
+from silicon_agent.servers.core.workspace import InvalidInput, open_beneath
 from silicon_agent.suite.design import Block, Port, SimulatorName
 
 from .distill import digest, explain_first_mismatch
-from .feedback import compact_diagnostics, scrub
+from .feedback import HIDDEN, compact_diagnostics, scrub
 from .mcp_client import McpConfig, ServerPool
 from .modem import new_seed, stage, testbench_arguments
 from .state import StateStore
-from .status import status_text
 
 SERVERS = ["iverilog", "verilator", "vcd", "openlane"]
 MAX_FILE_BYTES = 1_000_000
@@ -80,6 +79,11 @@ class VerifyResult(BaseModel):
     mismatch_count: int | None = None
     samples: int | None = None
     diagnostics: list[dict[str, Any]] = Field(default_factory=list)
+    hidden_diagnostics: int = Field(
+        0,
+        description="Diagnostics the hidden harness reported in files the run hides (the "
+        "testbench, vectors, trace monitor, other blocks): counted, never shown",
+    )
     explanation: dict[str, Any] | None = Field(
         None, description="explain_mismatch digest of the candidate's own signals"
     )
@@ -109,6 +113,43 @@ def clean(text: str, hidden: set[str], folder: str) -> str:
     return scrub(text, hidden).replace(f"{folder}/", "")
 
 
+Candidate = tuple[str, bytes]  # the workspace-relative name, and the bytes read once
+
+
+def shown_diagnostics(
+    result: dict[str, Any], visible: dict[str, str], hidden: set[str], folder: str
+) -> tuple[list[dict[str, Any]], int]:
+    """The diagnostics a designer may see, and how many the hidden harness reported: one
+    located in a file the run hides (anything but the candidate's own files and the shared
+    package), or naming one, is counted and never shown, not even its message."""
+    shown: list[dict[str, Any]] = []
+    withheld = 0
+    for diag in result.get("diagnostics") or []:
+        if diag.get("category") == "SIM_MISMATCH":
+            continue  # mismatch lines carry expected values: only the first mismatch leaves
+        file = diag.get("file")
+        text = json.dumps(diag)
+        named = any(h in text for h in hidden) or HIDDEN in text
+        if (file is not None and file not in visible) or named:
+            withheld += 1
+            continue
+        shown.append({**diag, "file": visible[file]} if file is not None else diag)
+    compact = compact_diagnostics({"diagnostics": shown}, hidden)
+    return json.loads(clean(json.dumps(compact), hidden, folder)), withheld
+
+
+def tool_error(where: str, result: dict[str, Any]) -> Problem:
+    """Why a tool gave no verdict: its own message, else what it returned."""
+    error = result.get("error") if isinstance(result.get("error"), dict) else {}
+    reason = str((error or {}).get("message") or result.get("summary") or "").strip()
+    return Problem(
+        argument=where,
+        message=reason or f"{where} returned no verdict: {json.dumps(result)[:300]}",
+        hint="A tool server failed, not the candidate: see server_info, or try the other "
+        "simulator.",
+    )
+
+
 class ModemDesk:
     def __init__(
         self,
@@ -117,13 +158,18 @@ class ModemDesk:
         runs_dir: Path,
         mcp: McpConfig,
         in_process: dict[str, Any] | None = None,
+        private: Path | None = None,
     ) -> None:
+        """`private`: the server's own folder for staged candidates (outside the workspace,
+        0700); the tool servers it starts take it as their workspace."""
         self.loaded: LoadedDesign = load_design(design_path)
         self.design = self.loaded.design
         self.workspace = workspace.resolve()
         self.runs_dir = runs_dir
-        self.private = Path(tempfile.mkdtemp(prefix="modem-desk-"))
-        self.private.chmod(0o755)
+        if private is None:
+            raise ValueError("the desk needs the server's private folder")
+        self.private = private
+        self.private.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.pool = ServerPool(mcp, workspace=self.private, in_process=in_process, only=SERVERS)
 
     async def __aenter__(self) -> ModemDesk:
@@ -151,7 +197,6 @@ class ModemDesk:
     async def __aexit__(self, *exc: object) -> None:
         self._stop.set()
         await asyncio.gather(self._holder, return_exceptions=True)
-        shutil.rmtree(self.private, ignore_errors=True)
 
     # --- what a designer may read -----------------------------------------------------------
     def latest_run(self) -> Path | None:
@@ -210,36 +255,38 @@ class ModemDesk:
             run_status=self.run_states().get(block.name),
         )
 
-    def design_status(self, run: str | None = None) -> str:
-        path = (self.runs_dir / run) if run else self.latest_run()
-        if path is None or not (path / "state.sqlite").exists():
-            return f"no runs in {self.runs_dir}"
-        return status_text(path)
-
     # --- candidates -------------------------------------------------------------------------
-    def candidate_problem(self, rtl_files: list[str]) -> Problem | None:
+    def read_candidate(self, rtl_files: list[str]) -> list[Candidate] | Problem:
+        """Each candidate file opened once beneath the workspace, no link followed, and
+        checked and read from that one handle; what is staged is what was checked."""
         if not rtl_files or len(rtl_files) > MAX_FILES:
             return Problem(
                 argument="rtl_files",
                 message=f"give 1 to {MAX_FILES} design files, got {len(rtl_files)}",
             )
+        names = [Path(rel).name for rel in rtl_files]
+        if len(set(names)) != len(names):
+            return Problem(argument="rtl_files", message="two candidate files share a name")
+        read: list[Candidate] = []
         for rel in rtl_files:
-            path = (self.workspace / rel).resolve()
-            if self.workspace not in path.parents:
-                return Problem(argument="rtl_files", message=f"{rel}: outside the workspace")
-            if not path.is_file():
-                return Problem(argument="rtl_files", message=f"{rel}: no such file")
             if not rel.endswith(RTL_SUFFIXES):
                 return Problem(argument="rtl_files", message=f"{rel}: not a .sv/.v/.svh file")
-            if path.stat().st_size > MAX_FILE_BYTES:
-                return Problem(argument="rtl_files", message=f"{rel}: over {MAX_FILE_BYTES} bytes")
-        return None
+            try:
+                _, data = open_beneath(
+                    self.workspace, rel, argument="rtl_files", max_bytes=MAX_FILE_BYTES
+                )
+            except InvalidInput as exc:
+                return Problem(argument="rtl_files", message=str(exc), hint=exc.hint or "")
+            read.append((rel, data))
+        return read
 
     def stage_candidate(
-        self, block: Block, rtl_files: list[str], seed: int
-    ) -> tuple[str, list[str], Any]:
+        self, block: Block, candidate: list[Candidate], seed: int
+    ) -> tuple[str, list[str], Any, dict[str, str]]:
         """A private folder: the design's files except this block's reference, the hidden
-        assets with fresh vectors, and the candidate in place of the reference."""
+        assets with fresh vectors, and the candidate in place of the reference. Returns the
+        folder, the sources, the staging and the files a designer may see (staged name to
+        the name the designer knows)."""
         folder = f"call-{uuid.uuid4().hex[:10]}"
         staging = stage(
             self.design, self.loaded.workspace, self.private / folder, [block.name], seed
@@ -247,16 +294,20 @@ class ModemDesk:
         target = self.private / folder / "candidate"
         target.mkdir(parents=True)
         target.chmod(0o755)
-        candidate = []
-        for rel in rtl_files:
+        files = []
+        visible: dict[str, str] = {}
+        for rel, data in candidate:
             dest = target / Path(rel).name
-            shutil.copyfile(self.workspace / rel, dest)
+            dest.write_bytes(data)
             dest.chmod(0o644)
-            candidate.append(f"{folder}/candidate/{dest.name}")
+            files.append(f"{folder}/candidate/{dest.name}")
+            visible[files[-1]] = rel
+        if self.design.package:
+            visible[f"{folder}/{self.design.package}"] = self.design.package
         sources: list[str] = []
         for path in self.design.sources(block.name):
-            sources += candidate if path == block.rtl_file else [f"{folder}/{path}"]
-        return folder, sources, staging
+            sources += files if path == block.rtl_file else [f"{folder}/{path}"]
+        return folder, sources, staging, visible
 
     async def verify_block(
         self, name: str, rtl_files: list[str], simulator: SimulatorName | None = None
@@ -270,16 +321,18 @@ class ModemDesk:
             return VerifyResult(
                 block=name, status="INVALID_INPUT", summary=problem.message, error=problem
             )
-        problem = self.candidate_problem(rtl_files)
-        if problem is not None:
+        candidate = self.read_candidate(rtl_files)
+        if isinstance(candidate, Problem):
             return VerifyResult(
-                block=name, status="INVALID_INPUT", summary=problem.message, error=problem
+                block=name, status="INVALID_INPUT", summary=candidate.message, error=candidate
             )
         seed = new_seed()
-        folder, sources, staging = self.stage_candidate(block, rtl_files, seed)
+        folder, sources, staging, visible = self.stage_candidate(block, candidate, seed)
         hidden = {*staging.hidden, *(f"{folder}/{h}" for h in staging.hidden)}
         try:
-            return await self.judge(block, sources, staging, seed, folder, hidden, simulator)
+            return await self.judge(
+                block, sources, staging, seed, (folder, visible), hidden, simulator
+            )
         finally:
             shutil.rmtree(self.private / folder, ignore_errors=True)
 
@@ -289,10 +342,11 @@ class ModemDesk:
         sources: list[str],
         staging: Any,
         seed: int,
-        folder: str,
+        where: tuple[str, dict[str, str]],
         hidden: set[str],
         simulator: SimulatorName | None,
     ) -> VerifyResult:
+        folder, visible = where
         runs = [r for r in staging.runs[block.name] if simulator in (None, r.simulator)]
         if simulator is not None and not runs:
             # A simulator the registry does not list for the block: its cases, on that one.
@@ -300,7 +354,9 @@ class ModemDesk:
             runs = list({r.case: r for r in runs}.values())
         done: list[dict[str, Any]] = []
         result: dict[str, Any] = {}
+        tool = "run_testbench"
         for run in runs:
+            tool = f"{run.simulator}.run_testbench"
             args = testbench_arguments(block, run, seed, sources, prefix=f"{folder}/")
             limit = float(args["timeout_s"]) + 600
             result = await self.call(run.simulator, "run_testbench", args, limit)
@@ -312,23 +368,27 @@ class ModemDesk:
             if result.get("status") != "PASS":
                 break
         status = str(result.get("status", "TOOL_ERROR"))
+        if status not in Verdict.__args__:  # type: ignore[attr-defined]
+            status = "TOOL_ERROR"
+        diagnostics, withheld = shown_diagnostics(result, visible, hidden, folder)
+        summary = clean(str(result.get("summary", "")), hidden, folder)[:500]
+        if withheld:
+            summary += f" (the hidden harness reported {withheld} diagnostic(s), not shown)"
         verdict = VerifyResult(
             block=block.name,
-            status=status if status in Verdict.__args__ else "TOOL_ERROR",  # type: ignore[attr-defined]
-            summary=clean(str(result.get("summary", "")), hidden, folder)[:500],
+            status=status,  # type: ignore[arg-type]
+            summary=summary,
             seed=seed,
             runs=done,
             mismatch_count=result.get("mismatch_count"),
             samples=result.get("samples"),
-            # Mismatch lines carry expected values: only the first mismatch leaves.
-            diagnostics=[
-                d
-                for d in json.loads(
-                    clean(json.dumps(compact_diagnostics(result, hidden)), hidden, folder)
-                )
-                if d.get("category") != "SIM_MISMATCH"
-            ],
+            diagnostics=diagnostics,
+            hidden_diagnostics=withheld,
         )
+        if status == "TOOL_ERROR":
+            problem = tool_error(tool, result)
+            problem.message = clean(problem.message, hidden, folder)[:500]
+            verdict.error = problem
         trace = result.get("trace")
         if isinstance(trace, dict):
             keys = ("passed", "agrees", "beats", "mismatch_count", "summary")
@@ -362,18 +422,18 @@ class ModemDesk:
         self, name: str, rtl_files: list[str], clock_period_ns: float | None = None
     ) -> SynthesisResult:
         block = self.block(name)
-        problem = (
+        candidate = (
             Problem(argument="block", message=f"no block '{name}'")
             if block is None
-            else self.candidate_problem(rtl_files)
+            else self.read_candidate(rtl_files)
         )
-        if block is None or problem is not None:
-            assert problem is not None
+        if block is None or isinstance(candidate, Problem):
+            assert isinstance(candidate, Problem)
             return SynthesisResult(
-                block=name, status="INVALID_INPUT", summary=problem.message, error=problem
+                block=name, status="INVALID_INPUT", summary=candidate.message, error=candidate
             )
         clock = clock_period_ns or (block.synth.clock_period_ns if block.synth else 10.0)
-        folder, sources, _ = self.stage_candidate(block, rtl_files, new_seed())
+        folder, sources, _, _ = self.stage_candidate(block, candidate, new_seed())
         try:
             result = await self.call(
                 "openlane",
@@ -389,9 +449,11 @@ class ModemDesk:
                     f"{r.get('rule')}: {r.get('message')}"
                     for r in rules.get("recommendations") or []
                 ]
+            status = str(result.get("status") or "TOOL_ERROR")
             return SynthesisResult(
                 block=name,
-                status=str(result.get("status")),
+                status=status,
+                error=tool_error("openlane.synthesize", result) if status == "TOOL_ERROR" else None,
                 summary=str(result.get("summary", ""))[:500].replace(f"{folder}/", ""),
                 clock_period_ns=clock,
                 worst_setup_slack_ns=slack,

@@ -48,10 +48,14 @@ def registry(name: str) -> Registry:
 async def live_manifest(name: str) -> dict[str, Any]:
     module = importlib.import_module(suite_server(name).module)
     with tempfile.TemporaryDirectory() as root:
-        server = module.build(Workspace.open(root))
-        async with Client(server) as client:
-            listed = await client.list_tools()
-            prompts = await client.list_prompts()
+        return await server_manifest(name, module.build(Workspace.open(root)))
+
+
+async def server_manifest(name: str, server: Any) -> dict[str, Any]:
+    """The manifest of a built server (its tools' schemas and annotations, its prompts)."""
+    async with Client(server) as client:
+        listed = await client.list_tools()
+        prompts = await client.list_prompts()
     tools = {
         tool.name: {
             "input_schema": tool.input_schema,
@@ -121,7 +125,12 @@ def main(argv: list[str] | None = None) -> int:
         elif not meta_path.exists() or meta_path.read_text() != meta:
             print(f"{meta_path} differs from the registry", file=sys.stderr)
             return 1
-    if args.write:
+    return write_or_check(path, live, args.write)
+
+
+def write_or_check(path: Path, live: str, write: bool) -> int:
+    """Write the golden file, or (0 or 1) whether it still matches the live text."""
+    if write:
         path.write_text(live)
         print(f"wrote {path}")
         return 0

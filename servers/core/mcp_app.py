@@ -119,13 +119,17 @@ def add_job_tools(server: MCPServer, jobs: JobManager) -> None:
             raise ToolError(str(exc.args[0])) from exc
 
 
-def make_server(registry: Registry, api: object, workspace: Workspace) -> MCPServer:
+def make_server(
+    registry: Registry, api: object, workspace: Workspace, lifespan: Any = None
+) -> MCPServer:
     """An MCP server with the registry's tools (and job tools) over a plain-API object,
-    server_info and the role prompts."""
+    server_info and the role prompts; `lifespan` holds what the API opens while it serves."""
     from .server_info import add_server_info
 
     server = MCPServer(
-        f"silicon-agent-{registry.server.replace('_', '-')}", instructions=registry.instructions
+        f"silicon-agent-{registry.server.replace('_', '-')}",
+        instructions=registry.instructions,
+        **({"lifespan": lifespan} if lifespan is not None else {}),
     )
     register_tools(server, registry, api)
     add_server_info(server, registry, workspace)

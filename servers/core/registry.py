@@ -119,11 +119,13 @@ def arguments_model(name: str, params: list[inspect.Parameter]) -> type[BaseMode
 
 
 def is_refusal(result: object) -> bool:
-    """A result that refuses the call's arguments: status INVALID_INPUT (the verdict models,
-    the spec store's `invalid_input`) or a waveform result with ok=false."""
-    status = getattr(result, "status", None)
-    if isinstance(status, str) and status.upper() == "INVALID_INPUT":
-        return True
+    """A result that refuses the call's arguments: status (or state, the modem's runs)
+    INVALID_INPUT (the verdict models, the spec store's `invalid_input`) or a waveform result
+    with ok=false."""
+    for name in ("status", "state"):
+        value = getattr(result, name, None)
+        if isinstance(value, str) and value.upper() == "INVALID_INPUT":
+            return True
     return getattr(result, "ok", None) is False
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import stat
@@ -238,6 +239,60 @@ class Workspace:
             self._own_dir(path)
             path.mkdir(exist_ok=True)
         return path
+
+
+def open_beneath(
+    root: Path, relative: str, *, argument: str = "path", max_bytes: int = 64 << 20
+) -> tuple[int, bytes]:
+    """Open `relative` once beneath `root` without following any link, and read it from that
+    one handle: (size, bytes). Each component is opened from its parent's descriptor with
+    O_NOFOLLOW, so no link, '..' or absolute path can lead out, and nothing swapped in after
+    the open changes what is read. A FIFO or device is refused without blocking; the
+    workspace's state folder is never a source."""
+    parts = [p for p in relative.split("/") if p not in ("", ".")]
+    if not relative or "\x00" in relative or relative.startswith("/") or ".." in parts:
+        raise InvalidInput(
+            f"{argument}: '{relative}' is not a path inside the workspace",
+            argument=argument,
+            hint="Give a workspace-relative path without '..'.",
+        )
+    if not parts or parts[0] == STATE_DIR:
+        raise InvalidInput(
+            f"{argument}: '{relative}' lies in the suite's own folder", argument=argument
+        )
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
+    fds = [os.open(root, flags | os.O_DIRECTORY)]
+    try:
+        for part in parts[:-1]:
+            fds.append(os.open(part, flags | os.O_DIRECTORY, dir_fd=fds[-1]))
+        fds.append(os.open(parts[-1], flags | os.O_NONBLOCK, dir_fd=fds[-1]))
+        info = os.fstat(fds[-1])
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidInput(f"{argument}: '{relative}' is not a regular file", argument=argument)
+        if info.st_size > max_bytes:
+            raise InvalidInput(
+                f"{argument}: '{relative}' is {info.st_size} bytes, over {max_bytes}",
+                argument=argument,
+            )
+        data = b""
+        while len(data) <= max_bytes:
+            chunk = os.read(fds[-1], max_bytes + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
+        if len(data) > max_bytes:
+            raise InvalidInput(f"{argument}: '{relative}' grew over {max_bytes}", argument=argument)
+        return info.st_size, data
+    except OSError as exc:
+        reason = "a link, or under one" if exc.errno == errno.ELOOP else exc.strerror
+        raise InvalidInput(
+            f"{argument}: '{relative}' cannot be opened inside the workspace ({reason})",
+            argument=argument,
+            hint="Give a regular file of the workspace; links are not followed.",
+        ) from exc
+    finally:
+        for fd in fds:
+            os.close(fd)
 
 
 def _opened_path(fd: int, fallback: Path) -> str:

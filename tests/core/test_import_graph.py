@@ -1,7 +1,8 @@
 """The arrows between the top-level packages point one way: no server imports the host or the
 designs, the reference models import no other part, the neutral `suite` imports none, and the
-host reaches the servers only over MCP. Read statically (ast) from every module, so an import
-inside a function counts too."""
+host reaches the tool servers only over MCP (its own MCP server, `agent-host serve`, is built
+on the server kit `servers/core`, and nothing else of `servers`). Read statically (ast) from
+every module, so an import inside a function counts too."""
 
 from __future__ import annotations
 
@@ -18,31 +19,35 @@ FORBIDDEN: dict[str, set[str]] = {
     "servers": {"host", "hdl"},
     "refmodels": {"servers", "host", "hdl"},
     "suite": {"servers", "host", "hdl", "refmodels"},
-    "host": {"servers"},
+    "host": {"servers"},  # the server kit, servers/core, is "servers.core" here
     "campaigns": {"servers", "host", "hdl", "refmodels"},
     "hdl": {"host"},
 }
 # host/demo.py drives servers/demo.py, the suite's own stdio demo client, which in turn
 # reaches every server over MCP.
 ALLOWED = {("host/demo.py", "servers")}
+KIT = "servers.core"
 
 
-def top_package(module: str) -> str:
+def top_package(module: str, kit: bool = False) -> str:
+    """The top-level package of a module; with `kit`, the server kit apart from `servers`."""
     parts = module.split(".")
     if parts[0] == "silicon_agent" and len(parts) > 1:
-        return parts[1]
+        parts = parts[1:]
+    if kit and parts[:2] == ["servers", "core"]:
+        return KIT
     return parts[0]
 
 
-def imported_packages(path: Path) -> set[str]:
+def imported_packages(path: Path, kit: bool = False) -> set[str]:
     """Top-level packages a module imports (absolute imports; relative ones stay inside)."""
     tree = ast.parse(path.read_text(), filename=str(path))
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            found.update(top_package(alias.name) for alias in node.names)
+            found.update(top_package(alias.name, kit) for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(top_package(node.module))
+            found.add(top_package(node.module, kit))
     return found
 
 
@@ -51,7 +56,7 @@ def violations(root: Path) -> list[str]:
     for package, forbidden in FORBIDDEN.items():
         for path in sorted((root / package).rglob("*.py")):
             rel = path.relative_to(root).as_posix()
-            for target in sorted(imported_packages(path) & forbidden):
+            for target in sorted(imported_packages(path, kit=package == "host") & forbidden):
                 if (rel, target) not in ALLOWED:
                     found.append(f"{rel} imports {target}")
     return found
@@ -85,6 +90,8 @@ def test_every_import_goes_through_the_one_package_name() -> None:
         ("servers/x/server.py", "def f():\n    import hdl.registry\n", True),
         ("refmodels/x.py", "from servers.core import models\n", True),
         ("host/planning/x.py", "from servers.iverilog.api import Icarus\n", True),
+        ("host/x.py", "from silicon_agent.servers import demo\n", True),
+        ("host/x.py", "from silicon_agent.servers.core.http import serve_http\n", False),
         ("suite/x.py", "import refmodels\n", True),
         ("servers/x/server.py", "from suite.roles import ROLE_PROMPTS\n", False),
         ("host/x.py", "from .mcp_client import ServerPool\n", False),
@@ -142,7 +149,7 @@ def test_no_forbidden_import_reached_through_another_module() -> None:
         rel = modules[name].relative_to(REPO).as_posix()
         forbidden = FORBIDDEN.get(package, set())
         for target in sorted(import_graph.reachable(edges, name)):
-            top = target.split(".")[0]
+            top = top_package(target, kit=package == "host")
             if top in forbidden and (rel, top) not in ALLOWED:
                 found.append(f"{rel} reaches {target}")
                 break

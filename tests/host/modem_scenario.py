@@ -130,11 +130,12 @@ def leaks(run: Path, markers: dict[str, str]) -> list[tuple[str, str]]:
     return found
 
 
-def serve_params(runs: Path, *args: str) -> StdioServerParameters:
-    """`agent-host serve` over stdio with the given arguments, its runs under `runs`."""
+def serve_params(state: Path, *args: str) -> StdioServerParameters:
+    """`agent-host serve` over stdio with the given arguments, its own state (runs under
+    `state/runs`) in `state`."""
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "silicon_agent.host.cli", "--runs-dir", str(runs), "serve", *args],
+        args=["-m", "silicon_agent.host.cli", "serve", "--state-dir", str(state), *args],
         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
         cwd=str(REPO),
     )

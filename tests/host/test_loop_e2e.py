@@ -345,6 +345,7 @@ def test_testbench_compile_error_is_shown_without_the_testbench(tmp_path: Path) 
         ("write", "submitted"),
     ]
     fix = prompts_of(run, "porty", "rtl_engineer")[1]
-    assert "<hidden verification asset>" in fix
-    for secret in (TB_MARKER, "verif/tb_porty", "model_r", "$display"):
+    assert "<hidden verification asset>" in fix and "the hidden harness reported" in fix
+    # A diagnostic located in the testbench: neither its snippet nor its message text.
+    for secret in (TB_MARKER, "verif/tb_porty", "model_r", "$display", "is not a port"):
         assert secret not in fix

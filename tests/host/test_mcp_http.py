@@ -67,37 +67,40 @@ async def test_pool_connects_over_http(tmp_path: Path) -> None:
         server.wait(10)
 
 
-async def test_modem_server_over_http(tmp_path: Path) -> None:
-    """`agent-host serve --transport streamable-http`: the modem loop's tools over HTTP."""
+async def test_modem_server_over_http(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`agent-host serve --transport streamable-http` with a token: the modem loop's tools
+    over HTTP for a client that sends it (the client takes it from its environment)."""
+    import os
+
     from .scenario import write_mcp_json
 
+    token = "modem-" + "t" * 26
+    monkeypatch.setenv("MODEM_TEST_TOKEN", token)
     port = free_port()
     mcp = write_mcp_json(tmp_path, ["iverilog"])
+    (tmp_path / "ws").mkdir()
     server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "silicon_agent.host.cli",
-            "--runs-dir",
-            str(tmp_path / "runs"),
-            "serve",
-        ]
+        [sys.executable, "-m", "silicon_agent.host.cli", "serve"]
         + ["--transport", "streamable-http", "--port", str(port), "--mcp-config", str(mcp)]
-        + ["--workspace", str(tmp_path)],
+        + ["--workspace", str(tmp_path / "ws"), "--state-dir", str(tmp_path / "state")],
         cwd=Path(__file__).resolve().parents[2],
+        env={**os.environ, "SILICON_AGENT_HTTP_TOKEN": token},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
         wait_for(port)
-        config = McpConfig(mcpServers={"modem": ServerEntry(url=f"http://127.0.0.1:{port}/mcp")})
-        async with ServerPool(config) as pool:
+        entry = ServerEntry(
+            url=f"http://127.0.0.1:{port}/mcp",
+            headers={"Authorization": "Bearer ${MODEM_TEST_TOKEN}"},
+        )
+        async with ServerPool(McpConfig(mcpServers={"modem": entry})) as pool:
             assert pool.failed == {}
             brief = await pool.call("modem", "block_brief", {"block": "descrambler"})
             status = await pool.call("modem", "design_status", {})
         assert brief["interface"].startswith("module descrambler")
         assert brief["clauses"] == ["TS 36.211 6.3.1", "TS 36.211 7.2"]
-        assert status == {"result": f"no runs in {tmp_path / 'runs'}"}
+        assert status["state"] == "none" and status["run"] is None
     finally:
         server.terminate()
         server.wait(10)

@@ -14,6 +14,7 @@ from silicon_agent.host.memory.guard import AnswerKeyGuard
 from silicon_agent.host.memory.memory import PROJECT_DIR, TaskMemory
 from silicon_agent.host.memory.notes import NoteDraft, Outcome, Signature
 from silicon_agent.host.modem_server import build
+from silicon_agent.servers.core.workspace import Workspace
 
 from .scenario import write_mcp_json
 
@@ -68,7 +69,8 @@ def test_memory_commands(workspace: tuple[Path, list[str]], capsys: pytest.Captu
 @pytest.mark.anyio
 async def test_memory_search_tool(workspace: tuple[Path, list[str]]) -> None:
     root, ids = workspace
-    server = build(root, runs_dir=root / "runs", mcp_path=write_mcp_json(root, []))
+    # The server's state folder holds the runs (here the fixture's folder, runs/r1).
+    server = build(Workspace.open(root), state=root, mcp_path=write_mcp_json(root, []))
     async with Client(server) as client:
         reply = await client.call_tool("memory_search", {"query": "valid stalls on tready", "k": 1})
         assert not reply.is_error, reply.content

@@ -1,7 +1,7 @@
 """The host's run, answer and resume as jobs of `agent-host serve`, over real MCP stdio with a
 scripted model: a run pauses on the RTL Engineer's question, answer_question resumes it and
-the block passes; resume_run carries a stopped run to its end; bad arguments are refused
-with the argument named."""
+the block passes; resume_run carries a stopped run to its end; runs are named by their ids
+under the server's own state; bad arguments are refused with the argument named."""
 
 from __future__ import annotations
 
@@ -44,13 +44,13 @@ async def finished(client: Client, job: dict[str, Any]) -> dict[str, Any]:
     with anyio.fail_after(300):
         while job["state"] == "running":
             await anyio.sleep(1)
-            job = await call(client, "job_status", {"job_id": job["job_id"]})
+            job = await call(client, "design_status", {"run": job["run"]})
     assert job["state"] == "done", job
     return job
 
 
 def assert_refused(view: dict[str, Any], argument: str) -> None:
-    assert view["state"] == "INVALID_INPUT" and view["job_id"] is None, view
+    assert view["state"] == "INVALID_INPUT" and view["run"] is None, view
     assert view["problem"]["argument"] == argument and view["problem"]["message"], view
 
 
@@ -60,17 +60,20 @@ async def test_run_answer_and_resume_as_jobs_over_stdio(
 ) -> None:
     design = planned_counter
     mcp = write_mcp_json(tmp_path, ["iverilog", "verilator"])
-    runs = tmp_path / "runs"
+    state = tmp_path / "state"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
     # A run created and stopped before its first step, answered by a model that does not ask.
     quiet = tmp_path / "quiet"
     quiet.mkdir()
     quiet_config = write_config(quiet, counter_rules(ask_during_run=False))
-    create_run(design, runs, str(quiet_config), str(mcp), run_id="stopped")
+    create_run(design, state / "runs", str(quiet_config), str(mcp), run_id="stopped")
     params = serve_params(
-        runs, "--design", str(design), "--workspace", str(tmp_path), "--mcp-config", str(mcp)
+        state, "--design", str(design), "--workspace", str(workspace), "--mcp-config", str(mcp)
     )
+    params.args += ["--config", str(tmp_path / "host.yaml")]
     async with Client(params) as client:
-        job = await call(client, "run_design", {"config": str(tmp_path / "host.yaml")})
+        job = await call(client, "run_design", {})
         run = job["run"]
         # A second executor on the same run would race its state.
         assert_refused(await call(client, "resume_run", {"run": run}), "run")
@@ -80,15 +83,15 @@ async def test_run_answer_and_resume_as_jobs_over_stdio(
         wrong = {"run": run, "text": "x", "block": "nosuch"}
         assert_refused(await call(client, "answer_question", wrong), "block")
 
-        answer = {"run": Path(run).name, "text": "asynchronous: clear at once"}
+        answer = {"run": run, "text": "asynchronous: clear at once"}
         answered = await finished(client, await call(client, "answer_question", answer))
         assert "counter4" in answered["status"] and "PASSED" in answered["status"]
         assert QUESTION not in answered["status"], answered["status"]
 
         assert_refused(await call(client, "resume_run", {"run": "nope"}), "run")
         resumed = await finished(client, await call(client, "resume_run", {"run": "stopped"}))
-        assert Path(resumed["run"]).name == "stopped" and "PASSED" in resumed["status"]
-        assert_refused(await call(client, "job_status", {"job_id": "nope"}), "job_id")
+        assert resumed["run"] == "stopped" and "PASSED" in resumed["status"]
+        assert_refused(await call(client, "design_status", {"run": "nope"}), "run")
         assert_refused(await call(client, "run_design", {"blocks": ["nosuch"]}), "blocks")
-        status = await call(client, "design_status", {"run": Path(run).name})
+        status = (await call(client, "design_status", {"run": run}))["status"]
     assert "PASSED" in status and QUESTION not in status

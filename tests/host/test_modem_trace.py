@@ -71,7 +71,8 @@ async def test_verify_block_withholds_a_false_pass(tmp_path: Path) -> None:
     design = lying_registry(tmp_path)
     workspace = candidates(tmp_path)
     config = load_mcp_config(write_mcp_json(tmp_path, SIMULATORS))
-    async with ModemDesk(design, workspace, tmp_path / "runs", config) as desk:
+    runs, private = tmp_path / "state" / "runs", tmp_path / "state" / "desk"
+    async with ModemDesk(design, workspace, runs, config, private=private) as desk:
         lied = await desk.verify_block(BLOCK, ["cand/mutant.sv"])
         good = await desk.verify_block(BLOCK, ["cand/reference.sv"])
     assert_withheld(lied.model_dump())
@@ -85,7 +86,7 @@ async def test_verify_block_over_stdio_withholds_a_false_pass(tmp_path: Path) ->
     mcp = write_mcp_json(tmp_path, SIMULATORS)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "silicon_agent.host.cli", "--runs-dir", str(tmp_path / "runs"), "serve"]
+        args=["-m", "silicon_agent.host.cli", "serve", "--state-dir", str(tmp_path / "state")]
         + ["--design", str(design), "--workspace", str(workspace), "--mcp-config", str(mcp)],
         env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
         cwd=str(REPO),
