@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from .config import ToolInfo
 from .jobs import JobManager
+from .mcp_tools import add_job_tools, mcp_progress
 from .progress import Progress
 
 PROGRESS = "progress"
@@ -149,8 +150,6 @@ def _mcp_function(entry: Tool, method: Callable[..., Any]) -> Callable[..., Any]
 
     async def tool(ctx: Context | None = None, **kwargs: Any) -> Any:
         if takes_progress:
-            from .mcp_app import mcp_progress
-
             kwargs[PROGRESS] = mcp_progress(ctx)
         result = method(**kwargs)
         if inspect.isawaitable(result):
@@ -198,7 +197,6 @@ def _job_function(entry: Tool, method: Callable[..., Any]) -> Any:
 
 def register_tools(server: MCPServer, registry: Registry, api: object) -> None:
     """Add every tool of the registry (and the job tools, when any tool is a job)."""
-    from .mcp_app import add_job_tools
 
     for entry in registry.tools:
         method = resolve(api, entry.method)
