@@ -23,7 +23,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from silicon_agent.host.runs import create_run, execute_run  # noqa: E402
+from silicon_agent.host.run_setup import create_run  # noqa: E402
+from silicon_agent.host.runs import execute_run  # noqa: E402
 from silicon_agent.host.state import StateStore  # noqa: E402
 from silicon_agent.servers.core.workspace import Workspace  # noqa: E402
 from silicon_agent.servers.iverilog.server import build as build_iverilog  # noqa: E402

@@ -27,7 +27,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from silicon_agent.host.demo import local_model_config  # noqa: E402
-from silicon_agent.host.runs import create_run, execute_run  # noqa: E402
+from silicon_agent.host.run_setup import create_run  # noqa: E402
+from silicon_agent.host.runs import execute_run  # noqa: E402
 from silicon_agent.host.state import StateStore  # noqa: E402
 from tests.host.modem_scenario import write_config, write_rules  # noqa: E402
 from tests.host.scenario import write_mcp_json  # noqa: E402

@@ -38,7 +38,8 @@ from silicon_agent.campaigns.runner import CampaignRun
 from silicon_agent.campaigns.task import Task, execute
 from silicon_agent.campaigns.tools import PYTHON_PROBES, driver_check
 from silicon_agent.hdl.campaign import PROBES, SIMULATORS, regression_tasks, run_regression, select
-from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.run_setup import create_run
+from silicon_agent.host.runs import execute_run
 from tests.campaigns.agent_run import content, design
 from tests.campaigns.private_network import private_loopback_network
 

@@ -29,7 +29,8 @@ from silicon_agent.campaigns.task import Outcome, Task
 from silicon_agent.campaigns.tools import PROJECT
 from silicon_agent.host.design_file import load_design
 
-from .runs import create_run, execute_run
+from .run_setup import create_run
+from .runs import execute_run
 from .state import DONE, StateStore
 
 Mode = Literal["without_reference", "with_reference"]

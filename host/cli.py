@@ -14,7 +14,8 @@ from silicon_agent.campaigns.cli import add_executor_options, executor_if_asked
 from silicon_agent.suite.lifetime import client_lifetime
 
 from .llm.types import ModelUnreachable, ProviderError, StructuredOutputError
-from .runs import create_run, execute_run, resolve_run
+from .run_setup import create_run, resolve_run
+from .runs import execute_run
 from .state import StateStore
 from .status import status_text
 

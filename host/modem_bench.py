@@ -13,7 +13,8 @@ from pydantic import BaseModel, Field
 
 from silicon_agent.host.design_file import load_design
 
-from .runs import create_run, execute_run
+from .run_setup import create_run
+from .runs import execute_run
 from .state import DONE, StateStore
 
 

@@ -286,7 +286,7 @@ class Modem:
             ),
         ] = None,
     ) -> RunView:
-        from .runs import create_run
+        from .run_setup import create_run
 
         names = [b.name for b in self.desk.list_blocks()]
         unknown = sorted(set(blocks or []) - set(names))

@@ -79,7 +79,7 @@ class WorkerSessions:
     async def pool(
         self, meta: dict[str, Any], config: HostConfig
     ) -> tuple[ServerPool, LoadedDesign, Staging | None]:
-        from .runs import run_servers
+        from .run_setup import run_servers
 
         key = json.dumps([meta.get(k) for k in ("design", "staging", "mcp_config")])
         if key not in self._open:
@@ -142,7 +142,7 @@ async def _step(
     errors: list[dict[str, Any]],
     versions: dict[str, str],
 ) -> Outcome:
-    from .runs import run_gateway, run_team
+    from .run_setup import run_gateway, run_team
 
     gateway = run_gateway(meta)
     spent = (gateway.tokens_spent, gateway.cost_spent)

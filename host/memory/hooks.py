@@ -7,20 +7,20 @@ retrieved once per attempt."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..feedback import module_header
-from ..llm.gateway import Ledger
+from ..llm.gateway import Gateway, Ledger
 from ..llm.types import Message, ProviderError, StructuredOutputError
 from ..roles.prompts import role_prompt
 from ..roles.schemas import Reflection
-from .memory import fix_diff, offered_section
+from ..runfolder import RunFolder
+from .memory import TaskMemory, fix_diff, offered_section
 from .notes import Failure, MemoryTrack, NoteDraft, Outcome, Signature
 
 if TYPE_CHECKING:
     from silicon_agent.suite.design import Block
 
-    from ..loop import Team
     from ..state import BlockState
 
 RANK = {"invalid_answer": 0, "compile": 1, "timeout": 2, "simulation": 2, "smoke": 2}
@@ -62,8 +62,16 @@ def note_prompt(block: str, failure: Failure, diff: str, outcome: Outcome) -> st
     )
 
 
+class MemoryTeam(Protocol):
+    """What the hooks use of the loop's team: its task memory, run folder and gateway."""
+
+    memory: TaskMemory | None
+    folder: RunFolder
+    gateway: Gateway
+
+
 class MemoryHooks:
-    team: Team
+    team: MemoryTeam
     block: Block
 
     def failure_of(self, state: BlockState, mismatches: int | None) -> Failure:

@@ -32,7 +32,7 @@ import yaml
 from mcp import Client, StdioServerParameters
 
 from silicon_agent.hdl.registry import REPO, load_registry
-from silicon_agent.host.runs import create_run
+from silicon_agent.host.run_setup import create_run
 from tests.host.modem_scenario import BLOCKS_YAML, hidden_markers, reference
 from tests.host.scenario import write_mcp_json
 

@@ -22,7 +22,8 @@ import pytest
 from silicon_agent.campaigns.executors import SerialExecutor
 from silicon_agent.campaigns.ray_executor import RayExecutor
 from silicon_agent.campaigns.tools import ToolMismatch
-from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.run_setup import create_run
+from silicon_agent.host.runs import execute_run
 from silicon_agent.host.step_tasks import RECORD_FILE
 from tests.host.test_crash_resume import committed_steps, kill_after_steps
 

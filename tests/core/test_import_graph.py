@@ -108,26 +108,17 @@ def test_the_check_sees_each_kind_of_import(
     assert bool(violations(tmp_path)) is expected
 
 
-# Module circles still to be broken up. The list only shrinks: a circle that is not here
-# fails the test, and so does an entry here that is no longer a circle.
-KNOWN_CIRCLES: list[list[str]] = [
-    ["host.loop", "host.memory.hooks"],
-    ["host.modem_server", "host.orchestrator", "host.runs", "host.step_tasks"],
-]
-
-
 def test_every_relative_import_names_a_module_of_the_suite() -> None:
     assert import_graph.unresolved(REPO) == []
 
 
-def test_module_circles_only_shrink(capsys: pytest.CaptureFixture[str]) -> None:
+def test_no_module_circles(capsys: pytest.CaptureFixture[str]) -> None:
     found = import_graph.circles(import_graph.graph(REPO))
     with capsys.disabled():
         print(f"\nimport circles: {len(found)}")
         for group in found:
             print("  " + " <-> ".join(group))
-    assert [g for g in found if g not in KNOWN_CIRCLES] == [], "a new import circle"
-    assert [g for g in KNOWN_CIRCLES if g not in found] == [], "drop the mended circle here"
+    assert found == []
 
 
 # Imports through which the host still reaches server code in process. Only shrinks, like

@@ -25,7 +25,7 @@ from silicon_agent.host.roles.schemas import (
     SmokeTestbench,
     rtl_submission_model,
 )
-from silicon_agent.host.runs import create_run
+from silicon_agent.host.run_setup import create_run
 from silicon_agent.suite.design import Design
 from silicon_agent.suite.roles import register_role_prompts
 

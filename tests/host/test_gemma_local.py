@@ -12,7 +12,8 @@ import pytest
 import yaml
 
 from silicon_agent.host.llm.types import FINAL_TOOL
-from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.run_setup import create_run
+from silicon_agent.host.runs import execute_run
 from silicon_agent.host.state import BlockStatus, StateStore
 
 from .scenario import ESCALATION, make_workspace, write_mcp_json

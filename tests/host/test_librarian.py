@@ -12,7 +12,8 @@ import pytest
 import yaml
 from mcp import Client
 
-from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.run_setup import create_run
+from silicon_agent.host.runs import execute_run
 from silicon_agent.host.state import StateStore
 from silicon_agent.servers.core.workspace import Workspace
 from silicon_agent.servers.iverilog.server import build as build_iverilog

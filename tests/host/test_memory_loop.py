@@ -12,7 +12,8 @@ import pytest
 from silicon_agent.host.memory.embedding import PackagedMiniLM
 from silicon_agent.host.memory.notes import Outcome
 from silicon_agent.host.memory.store import MemoryStore
-from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.run_setup import create_run
+from silicon_agent.host.runs import execute_run
 from silicon_agent.host.state import BlockStatus, StateStore
 from silicon_agent.servers.core.workspace import Workspace
 from silicon_agent.servers.iverilog.server import build as build_iverilog

@@ -14,7 +14,7 @@ import yaml
 from mcp import Client
 
 from silicon_agent.host.cli import main
-from silicon_agent.host.runs import create_run
+from silicon_agent.host.run_setup import create_run
 from tests.planning.scenario import COUNTER_ANSWERS, COUNTER_PROMPT, counter_rules, write_config
 
 from .modem_scenario import serve_params

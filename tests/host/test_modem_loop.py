@@ -10,7 +10,8 @@ import pytest
 
 from silicon_agent.hdl.mutations import MUTATIONS
 from silicon_agent.hdl.registry import load_registry
-from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.run_setup import create_run
+from silicon_agent.host.runs import execute_run
 from silicon_agent.host.state import BlockStatus, StateStore
 
 from .modem_scenario import (

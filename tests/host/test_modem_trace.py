@@ -21,7 +21,8 @@ from mcp import Client, StdioServerParameters
 from silicon_agent.hdl.registry import REPO
 from silicon_agent.host.mcp_client import load_mcp_config
 from silicon_agent.host.modem_desk import ModemDesk
-from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.run_setup import create_run
+from silicon_agent.host.runs import execute_run
 from silicon_agent.host.state import BlockStatus
 from tests.hdl.test_trace_judge import FALSE_PASS, MUTATION, SILENT_MISMATCH
 

@@ -18,7 +18,8 @@ from silicon_agent.host.planning.plan import PlanInvalid
 from silicon_agent.host.planning.planner import convention_problems
 from silicon_agent.host.planning.session import plan_design
 from silicon_agent.host.planning.spec import SpecNotFrozen, freeze, open_fields
-from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.run_setup import create_run
+from silicon_agent.host.runs import execute_run
 from silicon_agent.host.state import StateStore
 from silicon_agent.servers.core.workspace import Workspace
 from silicon_agent.servers.iverilog.server import build as build_iverilog

@@ -17,7 +17,8 @@ from silicon_agent.host.planning.approval import approve
 from silicon_agent.host.planning.helper import file_answers
 from silicon_agent.host.planning.plan import Plan, PlanInvalid, validate_plan
 from silicon_agent.host.planning.session import plan_design
-from silicon_agent.host.runs import create_run, execute_run
+from silicon_agent.host.run_setup import create_run
+from silicon_agent.host.runs import execute_run
 from silicon_agent.host.state import BlockStatus, StateStore
 from silicon_agent.servers.core.workspace import Workspace
 from silicon_agent.servers.iverilog.server import build as build_iverilog
