@@ -28,6 +28,7 @@ SERVERS = ["iverilog", "verilator", "vcd", "openlane"]
 MAX_FILE_BYTES = 1_000_000
 MAX_FILES = 16
 RTL_SUFFIXES = (".sv", ".v", ".svh")
+SYNTH_CALL_TIMEOUT_S = 420.0
 
 Verdict = Literal[
     "PASS", "SIM_FAIL", "COMPILE_FAIL", "TIMEOUT", "INVALID_INPUT", "TOOL_ERROR", "NOT_FOUND"
@@ -96,15 +97,31 @@ class VerifyResult(BaseModel):
     error: Problem | None = None
 
 
+class CriticalPath(BaseModel):
+    startpoint: str
+    endpoint: str
+    logic_depth: int = Field(0, description="cells on the path")
+    arrival_ns: float | None = None
+    slack_ns: float | None = None
+
+
 class SynthesisResult(BaseModel):
     block: str
-    status: str
+    status: str = Field(
+        description="PASS (synthesized, clock met), TIMING_FAIL (synthesized, the clock is "
+        "missed: see critical_path and recommendations), COMPILE_FAIL, TIMEOUT (stopped inside "
+        "the call's time: see hint), INVALID_INPUT or TOOL_ERROR"
+    )
     summary: str
     clock_period_ns: float | None = None
     worst_setup_slack_ns: float | None = None
+    critical_path: CriticalPath | None = Field(
+        None, description="the worst setup path of the candidate's netlist"
+    )
     area_um2: float | None = None
     cells: int | None = None
     recommendations: list[str] = Field(default_factory=list)
+    hint: str | None = Field(None, description="what to change, when it failed or missed")
     error: Problem | None = None
 
 
@@ -435,21 +452,28 @@ class ModemDesk:
         clock = clock_period_ns or (block.synth.clock_period_ns if block.synth else 10.0)
         folder, sources, _, _ = self.stage_candidate(block, candidate, new_seed())
         try:
+            # The synthesis server answers inside its own default time (progress meanwhile);
+            # the call's limit only guards against a server that stopped answering.
             result = await self.call(
                 "openlane",
                 "synthesize",
                 {"sources": sources, "top": block.top, "clock_period_ns": clock},
-                1800,
+                SYNTH_CALL_TIMEOUT_S,
             )
             slack = result.get("worst_setup_slack_ns")
             recommendations: list[str] = []
-            if isinstance(slack, (int, float)) and slack < 0:
+            missed = result.get("timing_met") is False
+            if missed:
                 rules = await self.call("openlane", "advise", {"summary": result}, 120)
                 recommendations = [
                     f"{r.get('rule')}: {r.get('message')}"
                     for r in rules.get("recommendations") or []
                 ]
             status = str(result.get("status") or "TOOL_ERROR")
+            if status == "PASS" and missed:
+                status = "TIMING_FAIL"
+            failing = [d for d in result.get("diagnostics") or [] if d.get("severity") == "error"]
+            path = result.get("critical_path") or None
             return SynthesisResult(
                 block=name,
                 status=status,
@@ -457,9 +481,11 @@ class ModemDesk:
                 summary=str(result.get("summary", ""))[:500].replace(f"{folder}/", ""),
                 clock_period_ns=clock,
                 worst_setup_slack_ns=slack,
+                critical_path=CriticalPath.model_validate(path) if path else None,
                 area_um2=result.get("area_um2"),
                 cells=result.get("cells"),
                 recommendations=recommendations,
+                hint=(failing[0].get("hint") if failing and status != "PASS" else None),
             )
         finally:
             shutil.rmtree(self.private / folder, ignore_errors=True)

@@ -56,9 +56,9 @@ order; block_brief(block) the specification, the module header to implement, the
 clauses, dependencies and the shared package. Write the RTL in your workspace, then
 verify_block(block, rtl_files) runs the block's hidden testbench on freshly generated golden
 vectors and returns the verdict, the first mismatch and a waveform digest of your own
-signals; fix and verify again until PASS. synthesize_block reports area and slack at the
-block's clock, with the PnR rules' advice when the clock is missed. verify_block and
-synthesize_block also run as jobs (job_start / job_status / job_result / job_cancel).
+signals; fix and verify again until PASS. synthesize_block reports area, slack and the
+critical path at the block's clock; a missed clock is TIMING_FAIL with the PnR rules'
+advice. verify_block and synthesize_block also run as jobs (job_start / job_status / job_result / job_cancel).
 run_design(blocks) starts the host's own agents on the design and returns the run's id;
 design_status(run), resume_run(run) and answer_question(run, text) name a run by that id.
 The server's configuration and its runs are its own: no tool takes a path outside the
@@ -398,8 +398,9 @@ REGISTRY = Registry(
             method="synthesize_block",
             title="Synthesise a candidate",
             description="Synthesise a candidate at the block's clock (or the one given): "
-            "cells, area, worst setup slack and, when the clock is missed, the PnR rules' "
-            "recommendations.",
+            "cells, area, worst setup slack and the critical path; a missed clock is "
+            "TIMING_FAIL with the PnR rules' recommendations, a synthesis that cannot finish "
+            "is TIMEOUT inside the call's time with what to change.",
             hints=BUILDS_PRIVATE,
             job=True,
             limits={"rtl_files": "1 to 16 files of at most 1 MB, no links"},

@@ -137,3 +137,25 @@ async def test_a_plain_client_designs_crc_checker_over_stdio(tmp_path: Path) -> 
         cwd=REPO,
     ).stdout
     assert printed.strip() == status.strip()
+
+
+async def test_synthesize_block_fails_a_missed_clock_and_names_its_path(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "cand").mkdir(parents=True)
+    (workspace / "cand" / "crc_checker.sv").write_text(reference("crc_checker"))
+    mcp = write_mcp_json(tmp_path, ["iverilog", "openlane"])
+    params = serve_params(
+        tmp_path / "state", "--workspace", str(workspace), "--mcp-config", str(mcp)
+    )
+    async with Client(params) as client:
+        arguments = {"block": "crc_checker", "rtl_files": ["cand/crc_checker.sv"]}
+        met = await call(client, "synthesize_block", arguments)
+        missed = await call(client, "synthesize_block", arguments | {"clock_period_ns": 0.3})
+    assert met["status"] == "PASS", met
+    assert met["critical_path"] and not met["recommendations"] and met["hint"] is None
+    assert missed["status"] == "TIMING_FAIL", missed
+    assert missed["worst_setup_slack_ns"] < 0 and "NOT MET" in missed["summary"]
+    path = missed["critical_path"]
+    assert path["startpoint"] and path["endpoint"] and path["logic_depth"] > 0
+    assert any(r.startswith("setup_wns:") for r in missed["recommendations"])
+    assert "pipeline" in missed["hint"]
