@@ -13,6 +13,11 @@ Holes (strict xfail until fixed):
   printed nothing and reads the report's later lines as the testbench's: a forged MISMATCH
   naming the testbench's model is the first_mismatch again (iverilog; Verilator's own
   `Verilog $stop` line still marks the report).
+- Package constants narrow the testbench: the block testbench sizes its vectors and compares
+  by the design package's widths; with LLR_W = 1 the descrambler's check reads one bit that
+  descrambling never changes, and a pass-through with no scrambling sequence PASSes (a fix
+  that only refuses the harness's name in a package leaves this open). Both simulators PASS
+  it (tested here on iverilog); with the trace the verdict is withheld.
 - A VerilogEval hint inside the design's one-line $error is read as a mismatch (the hint is
   searched anywhere in a line, before the line is seen as a design report): the first mismatch
   names the testbench's model (iverilog).
@@ -266,3 +271,64 @@ async def test_a_hint_in_a_design_report_is_never_the_first_mismatch(module: str
     first = out.get("first_mismatch") or {}
     assert "tb_counter" not in str(first.get("signal")), first
     assert any(d["category"] == "ASSERTION_FAILED" for d in out["diagnostics"]), out["diagnostics"]
+
+
+# The package's constants shape the testbench: with LLR_W = 1 the descrambler's testbench reads
+# only each expected LLR's lowest bit, which descrambling never changes (x and -x share it), so a
+# wire from input to output, with no scrambling sequence at all, meets every check.
+PASS_THROUGH = """`default_nettype none
+module descrambler import lte_baseband_pkg::*; (
+    input  logic clk, input logic rst_n,
+    input  logic [RNTI_W-1:0] rnti_i, input logic [N_CELL_ID_W-1:0] cell_id_i,
+    input  logic [SUBFRAME_W-1:0] subframe_i, input logic codeword_i,
+    input  logic [LLR_W-1:0] s_axis_tdata_i, input logic s_axis_tvalid_i,
+    output logic s_axis_tready_o, input logic s_axis_tlast_i,
+    output logic [LLR_W-1:0] m_axis_tdata_o, output logic m_axis_tvalid_o,
+    input  logic m_axis_tready_i, output logic m_axis_tlast_o);
+  assign m_axis_tdata_o = s_axis_tdata_i;
+  assign m_axis_tvalid_o = s_axis_tvalid_i;
+  assign s_axis_tready_o = m_axis_tready_i;
+  assign m_axis_tlast_o = s_axis_tlast_i;
+endmodule
+`default_nettype wire
+"""
+
+
+@pytest.fixture(scope="module")
+def descrambler() -> Iterator[tuple[Path, object]]:
+    from silicon_agent.hdl.registry import load_registry
+    from silicon_agent.hdl.sim import VectorSet
+    from tests.conftest import make_world_readable_dir
+
+    root = make_world_readable_dir("sa-rt3v-")
+    for sub in ("hdl/tb", "hdl/pkg"):
+        shutil.copytree(REPO / sub, root / sub)
+    for path in [root / "hdl", *(root / "hdl").rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    block = next(b for b in load_registry().blocks if b.name == "descrambler")
+    case = VectorSet(Workspace.open(root)).generate(block, only=None)[0]
+    yield root, case
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("narrow", [False, pytest.param(True, marks=pytest.mark.xfail(
+    strict=True,
+    reason="rt3v hole: a design package's LLR_W = 1 narrows the block testbench's compare to "
+    "a bit descrambling never changes; a pass-through descrambler PASSes",
+))])  # fmt: skip
+async def test_design_package_constants_cannot_narrow_the_testbench(
+    narrow: bool, descrambler
+) -> None:
+    root, case = descrambler
+    package = (REPO / DESIGN[0]).read_text()
+    assert "localparam int LLR_W = 8;" in package
+    if narrow:
+        package = package.replace("localparam int LLR_W = 8;", "localparam int LLR_W = 1;")
+    pkg = put(root, f"rt3v/pkg_{int(narrow)}.sv", package)
+    wire = put(root, "rt3v/pass_through.sv", PASS_THROUGH)
+    out = await call(IVERILOG, root, {
+        "design": [pkg, wire], "testbench": ["hdl/tb/tb_descrambler.sv"],
+        "top": "tb_descrambler", "include_dirs": ["hdl/tb"],
+        "plusargs": [*case.plusargs, "SEED=1"], "timeout_s": 300})  # type: ignore[attr-defined]  # fmt: skip
+    assert out["status"] != "PASS", out["summary"]
