@@ -58,7 +58,8 @@ verify_block(block, rtl_files) runs the block's hidden testbench on freshly gene
 vectors and returns the verdict, the first mismatch and a waveform digest of your own
 signals; fix and verify again until PASS. synthesize_block reports area, slack and the
 critical path at the block's clock; a missed clock is TIMING_FAIL with the PnR rules'
-advice. verify_block and synthesize_block also run as jobs (job_start / job_status / job_result / job_cancel).
+advice. verify_block and synthesize_block also run as jobs (job_start / job_status /
+job_result / job_cancel).
 run_design(blocks) starts the host's own agents on the design and returns the run's id;
 design_status(run), resume_run(run) and answer_question(run, text) name a run by that id.
 The server's configuration and its runs are its own: no tool takes a path outside the
