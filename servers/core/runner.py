@@ -64,14 +64,23 @@ class _Capture:
         self.partial = b""
         self.kept: list[str] = []
         self.overflow = False
+        self.skipping = False  # inside a line already kept as its first MAX_LINE_BYTES
 
     def _scan(self, chunk: bytes) -> None:
         if self.keep is None:
             return
         data = self.partial + chunk
         *complete, self.partial = data.split(b"\n")
+        if self.skipping and complete:
+            complete.pop(0)  # the rest of a line cut at the cap: not a line of its own
+            self.skipping = False
         if len(self.partial) > MAX_LINE_BYTES:
+            # A line past the cap is kept as its start, where a report's header is (a design's
+            # $error names its file there); what follows up to its end is not a new line.
+            if not self.skipping:
+                complete.append(self.partial)
             self.partial = b""
+            self.skipping = True
         for raw in complete:
             line = raw[:MAX_LINE_BYTES].decode("utf-8", errors="replace")
             if not self.keep.search(line):

@@ -1,6 +1,8 @@
 """Red team rt3v: the verdict rules of issue 29 attacked through run_testbench over MCP stdio.
 
-Holes (strict xfail until fixed):
+Holes (strict xfail until fixed; the first three are fixed: a package member named like the
+testbench's file-level functions is refused, a line past the cap is kept as its start, a
+VerilogEval hint counts only at the start of a line):
 - Package shadowing of the harness tag. A design package that the block testbench imports
   (`import lte_baseband_pkg::*`) defines `tb_verdict_tag`: the wildcard import binds the
   harness's calls to the design's function before the compilation unit's, so every harness line
@@ -111,11 +113,6 @@ async def test_the_null_crc_checker_fails_with_the_suite_package(crc) -> None:
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("module", SIMS)
-@pytest.mark.xfail(
-    strict=True,
-    reason="rt3v hole: a design package's tb_verdict_tag shadows the harness's through the "
-    "testbench's wildcard import; untagged lines are then read and a null design PASSes",
-)
 async def test_a_design_package_cannot_shadow_the_harness_tag(module: str, crc) -> None:
     root, _, case = crc
     if module == VERILATOR:
@@ -145,11 +142,6 @@ FORGE_TAG = """
 
 
 @pytest.mark.anyio
-@pytest.mark.xfail(
-    strict=True,
-    reason="rt3v hole: through the shadowed tb_verdict_tag the first mismatch names the "
-    "testbench's expected signal (issue 29 class 2 again)",
-)
 async def test_a_design_package_cannot_forge_the_first_mismatch(crc) -> None:
     root, _, case = crc
     package = (REPO / DESIGN[0]).read_text().replace("endpackage", FORGE_TAG + "endpackage")
@@ -174,7 +166,8 @@ async def test_the_trace_judge_withholds_the_shadowed_pass(crc) -> None:
     null = put(root, "rt3v/null_crc.sv", NULL_CRC)
     out = await call(IVERILOG, root, {**crc_arguments(case, [pkg, null]), "trace": spec})
     assert out["status"] != "PASS", out["summary"]
-    assert out["trace"] and not out["trace"]["passed"], out["trace"]
+    # Refused by name before it runs now; a run would have its trace disagree.
+    assert out["status"] == "COMPILE_FAIL" or (out["trace"] and not out["trace"]["passed"]), out
 
 
 # A right counter whose $error line is longer than the runner's 64 KiB line cap, so that its
@@ -198,18 +191,11 @@ endmodule
 """
 
 
-LINE_CAP_HOLE = pytest.mark.xfail(
-    strict=True,
-    reason="rt3v hole: a design report past the 64 KiB line cap loses its ERROR header in the "
-    "capture, so its later lines are read as the testbench's untagged report (iverilog)",
-)
-
-
 @pytest.mark.anyio
 @pytest.mark.parametrize(
     "module",
     # Verilator's $error also prints a `%Error: design.sv: Verilog $stop` line: defended.
-    [pytest.param(IVERILOG, marks=LINE_CAP_HOLE), pytest.param(VERILATOR, marks=pytest.mark.slow)],
+    [IVERILOG, pytest.param(VERILATOR, marks=pytest.mark.slow)],
 )
 async def test_a_design_report_past_the_line_cap_is_still_a_design_report(
     module: str, adv_root
@@ -250,14 +236,7 @@ endmodule
 @pytest.mark.parametrize(
     "module",
     [
-        pytest.param(
-            IVERILOG,
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="rt3v hole: a VerilogEval hint inside the design's own $error line is "
-                "read as a mismatch before the line is seen as a design report (iverilog)",
-            ),
-        ),
+        IVERILOG,
         pytest.param(VERILATOR, marks=pytest.mark.slow),
     ],
 )

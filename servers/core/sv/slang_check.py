@@ -249,15 +249,51 @@ def _unit_subroutines(tree: SyntaxTree) -> list[tuple[str, str, object]]:
     return found
 
 
+def _package_members(tree: SyntaxTree) -> list[tuple[str, str, object]]:
+    """(kind, name, location) of every name a package of the file declares: a testbench that
+    imports the package with `::*` finds such a name before one its own file declares."""
+    found: list[tuple[str, str, object]] = []
+
+    def walk(node: object) -> None:
+        for index in range(len(node)):  # type: ignore[arg-type]
+            child = node[index]  # type: ignore[index]
+            if child is None:
+                continue
+            if isinstance(child, pyslang.parsing.Token):
+                kind = getattr(getattr(node, "kind", None), "name", "")
+                if child.kind.name == "Identifier" and kind not in _NAME_USES:
+                    found.append(("package member", child.valueText, child.location))
+            else:
+                walk(child)
+
+    for member in tree.root.members:
+        if member.kind.name == "PackageDeclaration":
+            for item in member.members:
+                if item.kind.name in ("FunctionDeclaration", "TaskDeclaration"):
+                    # its name is a name node, which the walk reads as a use
+                    name = getattr(item.prototype.name, "identifier", None)
+                    if name is not None and name.valueText:
+                        found.append(("package member", name.valueText, name.location))
+                walk(item)
+    return found
+
+
 def _taken_names(
     places: _Places, design_tree: SyntaxTree, bench_trees: Sequence[SyntaxTree]
 ) -> list[Diagnostic]:
     """A design definition named like a testbench one, or like one the server compiles beside
     it (the wave dump, the trace), would replace it on one simulator or the other (Verilator
     only warns), so the run could use the design's copy. So would a compilation-unit function
-    or task named like the testbench's (the harness's verdict tag)."""
+    or task named like the testbench's (the harness's verdict tag), and so would a member of a
+    design package the testbench imports with `::*` (it is found before the file's own)."""
     bench_names = {name for tree in bench_trees for _, name, _ in _definitions(tree)}
-    bench_names |= {name for tree in bench_trees for _, name, _ in _unit_subroutines(tree)}
+    unit_names = {name for tree in bench_trees for _, name, _ in _unit_subroutines(tree)}
+    bench_names |= unit_names
+    shadowing = [
+        (kind, name, location)
+        for kind, name, location in _package_members(design_tree)
+        if name in unit_names
+    ]
     return [
         places.forbidden(
             location,
@@ -269,6 +305,15 @@ def _taken_names(
         )
         for kind, name, location in [*_definitions(design_tree), *_unit_subroutines(design_tree)]
         if name in bench_names or is_suite_name(name)
+    ] + [
+        places.forbidden(
+            location,
+            f"the {kind} name '{name}' (the testbench's own file declares it, and the "
+            "testbench imports the package)",
+            "Rename the package member: it would stand in for the testbench's own.",
+            code="design-name",
+        )
+        for kind, name, location in shadowing
     ]
 
 

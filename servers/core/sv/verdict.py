@@ -29,8 +29,10 @@ SUMMARY = re.compile(r"^\s*Mismatches:\s*(\d+)\s+in\s+(\d+)\s+samples\s*$")
 MISMATCH = re.compile(r"^\s*MISMATCH\b(?P<fields>.*)$")
 _FIELD = re.compile(r"(\w+)=(\S+)")
 # VerilogEval prints "Hint: Output 'out' has 3 mismatches. First mismatch occurred at time 40."
+# at the start of a line; anywhere else (inside a simulator's report of a design $error) it is
+# not the testbench's.
 VERILOGEVAL_HINT = re.compile(
-    r"Hint: Output '(?P<sig>[^']+)' has (?P<n>\d+) mismatches\. "
+    r"^\s*Hint: Output '(?P<sig>[^']+)' has (?P<n>\d+) mismatches\. "
     r"First mismatch occurred at time (?P<t>\d+)"
 )
 # iverilog: "ERROR: f.sv:5: msg" / "FATAL: f.sv:10: msg"; Verilator: "[t] %Error: f.sv:5: ..."
