@@ -1,16 +1,21 @@
 """No answer key in memory: a note is refused when it quotes a hidden verification asset
 (a testbench line, an expected-vector row, a line of reference RTL) or names one's path,
-however it is written: a note is read in several normal forms (JSON strings unescaped, case
-and whitespace ignored, hex and base64 runs decoded, hex digits split across words or fields
-joined) and each form is matched."""
+however it is written: a note is read in several normal forms (JSON strings unescaped, Unicode
+compatibility forms and look-alike letters folded, reversed, rot13, case and whitespace
+ignored, hex and base64 runs decoded, hex split across words, fields or short words joined, in
+either byte order) and each form is matched; numbers in any base are matched with the vector
+rows' values. Some encoding will always get past a matcher: the forms are the ones a model
+writes without meaning to hide anything, and the ones the red teams found."""
 
 from __future__ import annotations
 
 import base64
 import binascii
+import codecs
 import json
 import logging
 import re
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -99,26 +104,71 @@ def _decoded(text: str) -> list[str]:
     return found
 
 
+# Letters of other scripts that read as Latin ones (Cyrillic and Greek look-alikes).
+_LOOK_ALIKES = str.maketrans(
+    "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0458\u0455\u04bb\u0501"
+    "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0406"
+    "\u03bf\u03b1\u03b5\u03b9\u03ba\u03bd\u03c1\u03c4\u03c5\u03c7"
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
+    "aeopcyxijshdABEKMHOPCTXIoaeiknptuxABEZHIKMNOPTYX",
+)
+
+
+def _folded(text: str) -> str:
+    """Compatibility forms (full-width digits, ligatures) and look-alike letters as Latin."""
+    return unicodedata.normalize("NFKC", text).translate(_LOOK_ALIKES)
+
+
 def note_forms(text: str) -> list[str]:
-    """The forms of a note that are matched: as given, its JSON strings unescaped, and what its
-    hex and base64 runs decode to."""
+    """The forms of a note that are matched: as given, its JSON strings unescaped, folded to
+    plain Latin, reversed and rot13, and what its hex and base64 runs decode to."""
     forms = [text]
     try:
         forms.append("\n".join(_strings(json.loads(text))))
     except ValueError:
         pass
+    forms += [_folded(form) for form in forms]
+    forms += [form[::-1] for form in forms] + [codecs.encode(form, "rot13") for form in forms]
     for form in list(forms):
         forms += _decoded(form)
+        for run in hex_runs(form.lower()):
+            if len(run) >= 16 and len(run) % 2 == 0:
+                decoded = _printable(bytes.fromhex(run))
+                if decoded:
+                    forms.append(decoded)
     return forms
+
+
+_NUMBER = re.compile(r"(?:\d*'[sS]?(?P<base>[bBoOdDhH]))?(?P<digits>[0-9a-fA-F_]+)", re.IGNORECASE)
+
+
+def numbers(text: str) -> set[int]:
+    """Every number written in the text, read in each base it could be in (a sized literal's
+    own base; bare digits as decimal, binary when only 0 and 1, octal; hex)."""
+    found: set[int] = set()
+    for match in _NUMBER.finditer(text):
+        digits = match["digits"].replace("_", "").lower()
+        if len(digits) < MIN_VECTOR:
+            continue
+        base = (match["base"] or "").lower()
+        bases = {"b": [2], "o": [8], "d": [10], "h": [16]}.get(base, [10, 2, 8, 16])
+        for radix in bases:
+            try:
+                found.add(int(digits, radix))
+            except ValueError:
+                continue
+    return found
 
 
 def hex_runs(text: str) -> list[str]:
     """Hex digits of words that follow each other with only separators between (`a3 f0 9c`,
-    `0xa3, 0xf0`, fields one after another), joined: a row split across words or fields."""
+    `0xa3, 0xf0`, fields one after another), joined: a row split across words or fields; and
+    hex words with a digit joined across the short words between them (`high 3fa9 low c1d7`)."""
     runs: list[str] = []
     current: list[str] = []
-    for word in _SEPARATORS.split(text):
-        if word and _HEX_TOKEN.fullmatch(word):
+    words = [w for w in _SEPARATORS.split(text) if w]
+    for word in words:
+        if _HEX_TOKEN.fullmatch(word):
             current.append(_hex_digits(word.lower().removeprefix("0x")))
             continue
         if len(current) > 1:
@@ -126,7 +176,18 @@ def hex_runs(text: str) -> list[str]:
         current = []
     if len(current) > 1:
         runs.append("".join(current))
+    with_digits = [
+        _hex_digits(w.lower().removeprefix("0x"))
+        for w in words
+        if _HEX_TOKEN.fullmatch(w) and re.search(r"\d", w)
+    ]
+    for width in (2, 3, 4):
+        runs += ["".join(with_digits[i : i + width]) for i in range(len(with_digits) - width + 1)]
     return runs
+
+
+def _byte_swapped(digits: str) -> str:
+    return "".join(reversed([digits[i : i + 2] for i in range(0, len(digits), 2)]))
 
 
 def _uncommented(line: str) -> str:
@@ -150,6 +211,7 @@ class AnswerKeyGuard:
         self.words: dict[str, str] = {}
         self.squashed: dict[str, str] = {}  # line without case or whitespace -> where
         self.digits: dict[str, str] = {}  # a vector row's hex digits -> where
+        self.values: dict[int, str] = {}  # a vector row's value -> where
         self.names = sorted({n for n in names if n}, key=len, reverse=True)
         for path, kind in files:
             try:
@@ -168,6 +230,11 @@ class AnswerKeyGuard:
                     digits = _hex_digits(line)
                     if len(digits) >= MIN_VECTOR and len(set(digits)) >= 3:
                         self.digits[digits] = f"{kind} {path.name}"
+                        if int(digits, 16) >= 16 ** (MIN_VECTOR - 1):
+                            # short values (K = 6144 in a zero-padded row) are everyone's
+                            self.values[int(digits, 16)] = f"{kind} {path.name}"
+                        if len(digits) % 2 == 0:
+                            self.digits[_byte_swapped(digits)] = f"{kind} {path.name}"
                     continue
                 for quoted in {line, _uncommented(line)}:
                     if len(quoted) >= MIN_LINE and quoted not in shown and quoted not in shown_text:
@@ -211,6 +278,11 @@ class AnswerKeyGuard:
             for size in lengths
             for at in range(len(run) - size + 1)
             if run[at : at + size] in self.digits
+        ]
+        found += [
+            f"quotes a row of the {self.values[value]}"
+            for value in numbers(text)
+            if value in self.values
         ]
         return sorted(set(found))
 

@@ -52,11 +52,6 @@ OPEN = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="rt3v hole: the memory guard reads hex/base64 only; other bases, byte order, "
-    "words between digits, Unicode look-alikes, spaced hex of text, rot13 and reversal pass",
-)
 @pytest.mark.parametrize(("name", "text"), OPEN)
 def test_answer_keys_in_unread_forms_are_refused(
     guard: AnswerKeyGuard, name: str, text: str
@@ -95,3 +90,15 @@ def _recover(name: str, text: str) -> bool:
     if name == "line_reversed":
         return text[::-1] == TB_LINE
     return False
+
+
+def test_ordinary_numbers_and_words_stay(tmp_path: Path) -> None:
+    """Reading numbers in every base must not refuse the figures a fix is made of."""
+    (tmp_path / "expected.hex").write_text("00006144\n3fa9c1d7\n00000064\n")
+    guard = AnswerKeyGuard([(tmp_path / "expected.hex", "vectors")])
+    text = note(
+        hypothesis="K = 6144 with 8 iterations needs 100 cycles; the CRC register shifts MSB "
+        "first and the 24-bit syndrome 0x000000 means a clean block",
+        fix_summary="latched cfg at the first beat; widened the counter from 10 to 13 bits",
+    )
+    assert guard.reasons(text) == []
