@@ -248,7 +248,8 @@ def open_beneath(
     one handle: (size, bytes). Each component is opened from its parent's descriptor with
     O_NOFOLLOW, so no link, '..' or absolute path can lead out, and nothing swapped in after
     the open changes what is read. A FIFO or device is refused without blocking; the
-    workspace's state folder is never a source."""
+    workspace's state folder is never a source, and neither is a file with a second name (a hard
+    link, which can name a file anywhere on the device)."""
     parts = [p for p in relative.split("/") if p not in ("", ".")]
     if not relative or "\x00" in relative or relative.startswith("/") or ".." in parts:
         raise InvalidInput(
@@ -269,6 +270,14 @@ def open_beneath(
         info = os.fstat(fds[-1])
         if not stat.S_ISREG(info.st_mode):
             raise InvalidInput(f"{argument}: '{relative}' is not a regular file", argument=argument)
+        if info.st_nlink != 1:
+            # A hard link is a second name of a file that may live anywhere on the device
+            # (the server's private state included): no path check can tell where.
+            raise InvalidInput(
+                f"{argument}: '{relative}' has {info.st_nlink} names (a hard link)",
+                argument=argument,
+                hint="Give a file of its own: copy it instead of linking it.",
+            )
         if info.st_size > max_bytes:
             raise InvalidInput(
                 f"{argument}: '{relative}' is {info.st_size} bytes, over {max_bytes}",

@@ -144,12 +144,6 @@ async def test_memory_search_reads_the_workspaces_own_store(tmp_path: Path) -> N
 
 
 # --- B. a hard link is a link -----------------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="open_beneath refuses symbolic links only: a hard-linked candidate (st_nlink > 1) "
-    "is read, so a file outside the workspace comes back in diagnostics and the private "
-    "state's staged reference RTL passes",
-)
 async def test_a_hard_linked_candidate_is_refused(tmp_path: Path) -> None:
     workspace, state = tmp_path / "ws", tmp_path / "state"
     workspace.mkdir()
