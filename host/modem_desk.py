@@ -29,6 +29,7 @@ MAX_FILE_BYTES = 1_000_000
 MAX_FILES = 16
 RTL_SUFFIXES = (".sv", ".v", ".svh")
 SYNTH_CALL_TIMEOUT_S = 420.0
+STAGING_SLOTS = 2  # candidates staged at once, each in a thread of its own
 
 Verdict = Literal[
     "PASS", "SIM_FAIL", "COMPILE_FAIL", "TIMEOUT", "INVALID_INPUT", "TOOL_ERROR", "NOT_FOUND"
@@ -188,6 +189,7 @@ class ModemDesk:
         self.private = private
         self.private.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.pool = ServerPool(mcp, workspace=self.private, in_process=in_process, only=SERVERS)
+        self.staging_slots = asyncio.Semaphore(STAGING_SLOTS)
 
     async def __aenter__(self) -> ModemDesk:
         # The tool servers come up in a task of their own (it owns their connections): the
@@ -297,6 +299,14 @@ class ModemDesk:
             read.append((rel, data))
         return read
 
+    async def staged(
+        self, block: Block, candidate: list[Candidate], seed: int
+    ) -> tuple[str, list[str], Any, dict[str, str]]:
+        """stage_candidate off the event loop (copying files and generating vectors takes a
+        second or more), a few at a time: other calls are answered meanwhile."""
+        async with self.staging_slots:
+            return await asyncio.to_thread(self.stage_candidate, block, candidate, seed)
+
     def stage_candidate(
         self, block: Block, candidate: list[Candidate], seed: int
     ) -> tuple[str, list[str], Any, dict[str, str]]:
@@ -344,7 +354,7 @@ class ModemDesk:
                 block=name, status="INVALID_INPUT", summary=candidate.message, error=candidate
             )
         seed = new_seed()
-        folder, sources, staging, visible = self.stage_candidate(block, candidate, seed)
+        folder, sources, staging, visible = await self.staged(block, candidate, seed)
         hidden = {*staging.hidden, *(f"{folder}/{h}" for h in staging.hidden)}
         try:
             return await self.judge(
@@ -450,7 +460,7 @@ class ModemDesk:
                 block=name, status="INVALID_INPUT", summary=candidate.message, error=candidate
             )
         clock = clock_period_ns or (block.synth.clock_period_ns if block.synth else 10.0)
-        folder, sources, _, _ = self.stage_candidate(block, candidate, new_seed())
+        folder, sources, _, _ = await self.staged(block, candidate, new_seed())
         try:
             # The synthesis server answers inside its own default time (progress meanwhile);
             # the call's limit only guards against a server that stopped answering.

@@ -49,6 +49,9 @@ DEFAULT_DESIGN = REPO_ROOT / "hdl" / "blocks.yaml"
 STATE_ENV = "SILICON_AGENT_MODEM_STATE"
 CONFIG_ENV = "AGENT_HOST_CONFIG"
 LATEST = "design_status names the latest"
+MAX_RUNS_ENV = "SILICON_AGENT_MODEM_MAX_RUNS"
+# Runs one server executes at once: each starts its own tool servers and model calls.
+MAX_RUNS = max(1, int(os.environ.get(MAX_RUNS_ENV, "2")))
 RUN_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 
 INSTRUCTIONS = """The LTE receiver's design loop. list_blocks gives the blocks in dependency
@@ -255,6 +258,20 @@ class Modem:
         self.tasks[run] = asyncio.create_task(execute_run(path))
         return self.view(run)
 
+    def at_limit(self, argument: str) -> RunView | None:
+        """A refusal while this server already executes its most runs at once: each run
+        starts its own tool servers and spends on its models."""
+        running = [name for name, task in self.tasks.items() if not task.done()]
+        if len(running) < MAX_RUNS:
+            return None
+        return refused(
+            argument,
+            f"{len(running)} runs of this server are executing ({', '.join(running)}); "
+            f"at most {MAX_RUNS} at once",
+            f"poll design_status until one ends (or raise {MAX_RUNS_ENV} where the server "
+            "is launched)",
+        )
+
     def stopped(self, run: str) -> Path | RunView:
         path = self.run_path(run)
         if path is None:
@@ -293,6 +310,9 @@ class Modem:
         unknown = sorted(set(blocks or []) - set(names))
         if unknown:
             return refused("blocks", f"no block {', '.join(unknown)}", f"one of {names}")
+        busy = self.at_limit("blocks")
+        if busy is not None:
+            return busy
         try:
             path = await asyncio.to_thread(
                 create_run,
@@ -308,7 +328,9 @@ class Modem:
 
     async def resume_run(self, run: RunId) -> RunView:
         path = self.stopped(run)
-        return path if isinstance(path, RunView) else self.start(run)
+        if isinstance(path, RunView):
+            return path
+        return self.at_limit("run") or self.start(run)
 
     async def answer_question(
         self,
@@ -323,6 +345,9 @@ class Modem:
         path = self.stopped(run)
         if isinstance(path, RunView):
             return path
+        busy = self.at_limit("run")
+        if busy is not None:
+            return busy
         store = StateStore(path / "state.sqlite")
         try:
             waiting = [n for n, s in store.blocks().items() if s.question]

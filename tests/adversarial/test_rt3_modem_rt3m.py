@@ -263,11 +263,6 @@ def server_pids(workspace: Path) -> list[int]:
     return found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="run_design starts a run (its own tool servers, its model calls) on every call, "
-    "with no bound on the runs executing at once",
-)
 async def test_run_design_is_bounded(tmp_path: Path) -> None:
     workspace, state = tmp_path / "ws", tmp_path / "state"
     workspace.mkdir()
@@ -305,12 +300,6 @@ async def test_the_runs_processes_end_with_the_client(tmp_path: Path) -> None:
 
 
 # --- E. staging on the event loop -----------------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="stage_candidate (copying the design, generating the hidden vectors: about a "
-    "second a call for equalizer) runs synchronously on the server's event loop, before the "
-    "candidate is even compiled: a burst of cheap calls freezes every other call",
-)
 async def test_a_burst_of_stagings_does_not_freeze_the_server(tmp_path: Path) -> None:
     workspace, state = tmp_path / "ws", tmp_path / "state"
     workspace.mkdir()
@@ -327,7 +316,9 @@ async def test_a_burst_of_stagings_does_not_freeze_the_server(tmp_path: Path) ->
             with anyio.move_on_after(60):
                 await call(client, "list_blocks", {})
             waited = time.monotonic() - began
-    assert waited < 2, f"list_blocks waited {waited:.1f} s behind other calls' staging"
+    # On the event loop the 24 stagings held it about 17 s here; off it, list_blocks answers
+    # at once. The bound is loose on purpose: a loaded 2-core machine is slow, not blocked.
+    assert waited < 8, f"list_blocks waited {waited:.1f} s behind other calls' staging"
 
 
 # --- F. HTTP guard edge cases ------------------------------------------------------------------
