@@ -31,7 +31,7 @@ from silicon_agent.servers.core.workspace import Workspace
 from silicon_agent.suite.servers import MODEM
 
 from .mcp_client import REPO_ROOT, WORKSPACE_ENV, default_mcp_config, load_mcp_config
-from .memory.search import MemoryHit, store_folders
+from .memory.search import MemoryHit, store_folders, workspace_store
 from .memory.search import search as search_memory
 from .modem_desk import (
     BlockBrief,
@@ -374,8 +374,13 @@ class Modem:
         if run is not None and self.run_path(run) is None:
             raise ToolError(f"run: no run '{run}' of this server")
         try:
-            folders = store_folders(self.runs, self.workspace, run)
-            return await asyncio.to_thread(search_memory, folders, query, k)
+            # The run stores are the server's own; the workspace's is read from a link-free
+            # copy, so no link a client plants is followed, read or written through.
+            folders = store_folders(self.runs, None, run)
+            with workspace_store(self.workspace) as project:
+                if project is not None:
+                    folders.insert(0, project)
+                return await asyncio.to_thread(search_memory, folders, query, k)
         except ValueError as exc:
             raise ToolError(str(exc)) from exc
 

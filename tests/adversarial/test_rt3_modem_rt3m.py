@@ -94,11 +94,6 @@ async def search(workspace: Path, state: Path, mcp: Path) -> tuple[bool, Any]:
         return await call(client, "memory_search", {"query": "tready stalls", "k": 3})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="memory_search opens the workspace's project store through links (notes.sqlite, "
-    "chroma, the memory folder) and writes into their targets",
-)
 async def test_memory_search_writes_nothing_through_a_planted_link(tmp_path: Path) -> None:
     victim = tmp_path / "victim.sqlite"  # any SQLite file of the server's user, outside
     with sqlite3.connect(victim) as db:
@@ -120,10 +115,6 @@ async def test_memory_search_writes_nothing_through_a_planted_link(tmp_path: Pat
     assert victim.read_bytes() == before, "a SQLite file outside the workspace was changed"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="memory_search reads a store a link in the workspace points at, outside it",
-)
 async def test_memory_search_reads_no_store_outside_the_workspace(tmp_path: Path) -> None:
     # E.g. another workspace's run store under $XDG_STATE_HOME/silicon-agent/modem/<hash>.
     outside = tmp_path / "elsewhere"
