@@ -177,6 +177,7 @@ class ModemDesk:
         mcp: McpConfig,
         in_process: dict[str, Any] | None = None,
         private: Path | None = None,
+        calls: str = "calls",
     ) -> None:
         """`private`: the server's own folder for staged candidates (outside the workspace,
         0700); the tool servers it starts take it as their workspace."""
@@ -187,6 +188,7 @@ class ModemDesk:
         if private is None:
             raise ValueError("the desk needs the server's private folder")
         self.private = private
+        self.calls = calls  # this server's own folder of staged calls, below `private`
         self.private.mkdir(mode=0o700, parents=True, exist_ok=True)
         self.pool = ServerPool(mcp, workspace=self.private, in_process=in_process, only=SERVERS)
         self.staging_slots = asyncio.Semaphore(STAGING_SLOTS)
@@ -314,7 +316,7 @@ class ModemDesk:
         assets with fresh vectors, and the candidate in place of the reference. Returns the
         folder, the sources, the staging and the files a designer may see (staged name to
         the name the designer knows)."""
-        folder = f"call-{uuid.uuid4().hex[:10]}"
+        folder = f"{self.calls}/call-{uuid.uuid4().hex[:10]}"
         staging = stage(
             self.design, self.loaded.workspace, self.private / folder, [block.name], seed
         )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import fcntl
 import hashlib
 import logging
 import os
@@ -16,6 +17,7 @@ import re
 import shutil
 import stat
 import sys
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -134,6 +136,39 @@ def state_folder(workspace: Path, explicit: str | None = None) -> Path:
     return path
 
 
+LOCK = ".lock"
+
+
+def try_hold(path: Path) -> int | None:
+    """An exclusive flock on `path` (made if missing), held while the returned descriptor is
+    open; None when another open file holds it. The kernel drops it when its holder dies."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def hold(path: Path) -> int:
+    fd = try_hold(path)
+    if fd is None:
+        raise RuntimeError(f"{path} is held by another server")
+    return fd
+
+
+def held(path: Path) -> bool:
+    """Whether some live process holds `path`'s lock (a missing file is held by none)."""
+    if not path.is_file() or path.is_symlink():
+        return False
+    fd = try_hold(path)
+    if fd is None:
+        return True
+    os.close(fd)
+    return False
+
+
 class Modem:
     """The modem server's tools as a plain async API over a desk and the host's runs."""
 
@@ -158,11 +193,16 @@ class Modem:
     async def open(self, in_process: dict[str, Any] | None = None) -> AsyncIterator[None]:
         config = load_mcp_config(self.mcp_path or default_mcp_config())
         private = self.state / "desk"
-        with contextlib.suppress(FileNotFoundError):
-            for old in private.iterdir():  # calls a killed server left behind
-                if old.name.startswith("call-"):
-                    shutil.rmtree(old, ignore_errors=True)
-        desk = ModemDesk(self.design, self.workspace, self.runs, config, in_process, private)
+        private.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Each server stages its calls in a folder of its own, locked while it lives: another
+        # server on the same state sweeps only the folders no live server holds.
+        for old in private.glob("calls-*"):
+            if old.is_dir() and not old.is_symlink() and not held(old / LOCK):
+                shutil.rmtree(old, ignore_errors=True)
+        calls = f"calls-{os.getpid()}-{uuid.uuid4().hex[:6]}"
+        (private / calls).mkdir(mode=0o700)
+        self._calls_lock = hold(private / calls / LOCK)
+        desk = ModemDesk(self.design, self.workspace, self.runs, config, in_process, private, calls)
         async with desk:
             self._desk = desk
             try:
@@ -171,6 +211,8 @@ class Modem:
                 for task in self.tasks.values():
                     task.cancel()
                 await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+                shutil.rmtree(private / calls, ignore_errors=True)
+                os.close(self._calls_lock)
 
     @property
     def desk(self) -> ModemDesk:
@@ -242,6 +284,8 @@ class Modem:
         task = self.tasks.get(run)
         error = None
         state: Literal["running", "done", "failed", "stopped"] = "stopped"
+        if task is None and held(path / LOCK):
+            state = "running"  # by another server on this state folder
         if task is not None:
             state = "running"
             if task.done():
@@ -255,7 +299,13 @@ class Modem:
 
         path = self.run_path(run)
         assert path is not None
-        self.tasks[run] = asyncio.create_task(execute_run(path))
+        # The run's lease: one executor per checkpoint, whichever server holds it.
+        lease = try_hold(path / LOCK)
+        if lease is None:
+            return refused("run", f"run '{run}' is executing in another server", LATEST)
+        task = asyncio.create_task(execute_run(path))
+        task.add_done_callback(lambda _: os.close(lease))
+        self.tasks[run] = task
         return self.view(run)
 
     def at_limit(self, argument: str) -> RunView | None:
@@ -279,6 +329,8 @@ class Modem:
         task = self.tasks.get(run)
         if task is not None and not task.done():
             return refused("run", f"run '{run}' is still running", "poll design_status")
+        if held(path / LOCK):
+            return refused("run", f"run '{run}' is executing in another server", LATEST)
         return path
 
     async def design_status(

@@ -164,11 +164,6 @@ async def test_a_hard_linked_candidate_is_refused(tmp_path: Path) -> None:
 
 
 # --- C. a second server on the same workspace ---------------------------------------------------
-@pytest.mark.xfail(
-    strict=True,
-    reason="the default state folder is per workspace, shared by every server on it, and a "
-    "server's start removes every call-* staging folder, the live ones of another server too",
-)
 async def test_a_second_server_leaves_the_first_ones_calls_alone(tmp_path: Path) -> None:
     workspace, state = tmp_path / "ws", tmp_path / "state"
     workspace.mkdir()
@@ -202,11 +197,6 @@ def slow_config(root: Path) -> Path:
     return path
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="resume_run and answer_question check only this process's tasks: a run another "
-    "server executes on the shared state folder reads 'stopped' and gets a second executor",
-)
 async def test_a_run_another_server_executes_is_not_resumed(tmp_path: Path) -> None:
     workspace, state = tmp_path / "ws", tmp_path / "state"
     workspace.mkdir()
