@@ -171,3 +171,101 @@ def test_agent_host_run_in_a_fresh_folder(project: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     table = next(line for line in done.stdout.splitlines() if line.strip().startswith("counter"))
     assert "PASSED" in table, done.stdout
+
+
+@pytest.mark.slow
+async def test_the_design_loop_end_to_end_from_a_users_folder(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A user's project holding only a Claude Code `.mcp.json` naming the installed
+    `agent-host serve`: the blocks, a brief, the reference crc_checker PASS on both simulators,
+    a one-digit polynomial mutant SIM_FAIL with a first mismatch and no hidden text, a run
+    started and resumed by its id and read with design_status; then the same server over
+    HTTP, served with the token and refused without it."""
+    from silicon_agent.host.mcp_client import McpConfig, ServerEntry
+    from tests.host.modem_scenario import MUTANT, hidden_markers, reference, write_rules
+    from tests.host.modem_scenario import write_config as write_modem_config
+    from tests.host.test_mcp_http import free_port, wait_for
+
+    config = write_modem_config(tmp_path, write_rules(["crc_checker"]))
+    claude_code_json(project, {"modem": ["agent-host", "serve", "--config", str(config)]})
+    entry = json.loads((project / ".mcp.json").read_text())
+    # The server's private state goes where the user's XDG state folder is.
+    entry["mcpServers"]["modem"]["env"]["XDG_STATE_HOME"] = str(tmp_path / "xdg")
+    (project / ".mcp.json").write_text(json.dumps(entry))
+    (project / "crc_checker.sv").write_text(reference("crc_checker"))
+    (project / "crc_mutant.sv").write_text(MUTANT)
+    for path in project.iterdir():
+        path.chmod(0o644)
+    markers = hidden_markers(["crc_checker"])
+    with anyio.fail_after(1500):
+        async with Client(started_as_claude_code(project, "modem")) as client:
+
+            async def call(tool: str, arguments: dict) -> dict:
+                reply = await client.call_tool(tool, arguments, read_timeout_seconds=900)
+                body = reply.structured_content or {}
+                return body.get("result", body) if set(body) == {"result"} else body
+
+            blocks = (await client.call_tool("list_blocks", {})).structured_content["result"]
+            assert blocks[0]["name"] == "crc_checker"
+            brief = await call("block_brief", {"block": "crc_checker"})
+            assert brief["interface"].startswith("module crc_checker")
+            for simulator in ("iverilog", "verilator"):
+                good = await call(
+                    "verify_block",
+                    {"block": "crc_checker", "rtl_files": ["crc_checker.sv"],
+                     "simulator": simulator},
+                )  # fmt: skip
+                assert good["status"] == "PASS", (simulator, good["summary"])
+            bad = await call(
+                "verify_block",
+                {"block": "crc_checker", "rtl_files": ["crc_mutant.sv"], "simulator": "iverilog"},
+            )
+            assert bad["status"] == "SIM_FAIL" and bad["first_mismatch"], bad["summary"]
+            assert [m for m in markers if m in json.dumps(bad)] == []
+            run = await call("run_design", {"blocks": ["crc_checker"]})
+            assert run["state"] == "running" and "/" not in run["run"], run
+            while run["state"] == "running":
+                await anyio.sleep(2)
+                run = await call("design_status", {"run": run["run"]})
+            assert run["state"] == "done", run
+            again = await call("resume_run", {"run": run["run"]})
+            assert again["run"] == run["run"] and again["state"] in ("running", "done"), again
+            while again["state"] == "running":
+                await anyio.sleep(2)
+                again = await call("design_status", {"run": run["run"]})
+            assert "crc_checker" in again["status"] and "PASSED" in again["status"]
+        assert not list(project.glob("runs")), "a run folder in the user's project"
+
+        token = "user-folder-" + "k" * 24
+        monkeypatch.setenv("USER_FOLDER_TOKEN", token)
+        port = free_port()
+        modem = entry["mcpServers"]["modem"]
+        server = subprocess.Popen(
+            [modem["command"], *modem["args"], "--transport", "streamable-http"]
+            + ["--port", str(port)],
+            cwd=project,
+            env={**os.environ, **modem["env"], "SILICON_AGENT_HTTP_TOKEN": token},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            wait_for(port)
+            url = f"http://127.0.0.1:{port}/mcp"
+            with_token = ServerEntry(
+                url=url, headers={"Authorization": "Bearer ${USER_FOLDER_TOKEN}"}
+            )
+            async with ServerPool(McpConfig(mcpServers={"modem": with_token})) as pool:
+                assert pool.failed == {}
+                good = await pool.call(
+                    "modem",
+                    "verify_block",
+                    {"block": "crc_checker", "rtl_files": ["crc_checker.sv"],
+                     "simulator": "iverilog"},
+                )  # fmt: skip
+                assert good["status"] == "PASS", good["summary"]
+            async with ServerPool(McpConfig(mcpServers={"modem": ServerEntry(url=url)})) as pool:
+                assert "modem" in pool.failed, "served without the token"
+        finally:
+            server.terminate()
+            server.wait(20)
