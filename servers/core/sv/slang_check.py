@@ -4,10 +4,11 @@ taken from it). The design is read as its preprocessed text, the bytes the compi
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pyslang
 from pyslang import Bag, DiagnosticEngine
@@ -253,19 +254,6 @@ def _package_members(tree: SyntaxTree) -> list[tuple[str, str, object]]:
     """(kind, name, location) of every name a package of the file declares: a testbench that
     imports the package with `::*` finds such a name before one its own file declares."""
     found: list[tuple[str, str, object]] = []
-
-    def walk(node: object) -> None:
-        for index in range(len(node)):  # type: ignore[arg-type]
-            child = node[index]  # type: ignore[index]
-            if child is None:
-                continue
-            if isinstance(child, pyslang.parsing.Token):
-                kind = getattr(getattr(node, "kind", None), "name", "")
-                if child.kind.name == "Identifier" and kind not in _NAME_USES:
-                    found.append(("package member", child.valueText, child.location))
-            else:
-                walk(child)
-
     for member in tree.root.members:
         if member.kind.name == "PackageDeclaration":
             for item in member.members:
@@ -274,7 +262,10 @@ def _package_members(tree: SyntaxTree) -> list[tuple[str, str, object]]:
                     name = getattr(item.prototype.name, "identifier", None)
                     if name is not None and name.valueText:
                         found.append(("package member", name.valueText, name.location))
-                walk(item)
+                found += [
+                    ("package member", token.valueText, token.location)
+                    for token in _declaring_tokens(item)
+                ]
     return found
 
 
@@ -330,8 +321,8 @@ _NAME_USES = frozenset(
 )
 
 
-def _declared(node: object, into: set[str]) -> None:
-    """Every identifier the syntax under `node` declares (an over-approximation: any
+def _declaring_tokens(node: object) -> Iterator[Any]:
+    """Every identifier token the syntax under `node` declares (an over-approximation: any
     identifier token that is not a use of a name)."""
     for index in range(len(node)):  # type: ignore[arg-type]
         child = node[index]  # type: ignore[index]
@@ -340,9 +331,14 @@ def _declared(node: object, into: set[str]) -> None:
         if isinstance(child, pyslang.parsing.Token):
             kind = getattr(getattr(node, "kind", None), "name", "")
             if child.kind.name == "Identifier" and kind not in _NAME_USES:
-                into.add(child.valueText)
+                yield child
         else:
-            _declared(child, into)
+            yield from _declaring_tokens(child)
+
+
+def _declared(node: object, into: set[str]) -> None:
+    """Every identifier the syntax under `node` declares."""
+    into.update(token.valueText for token in _declaring_tokens(node))
 
 
 def _names_outside(places: _Places, design_tree: SyntaxTree) -> list[Diagnostic]:
