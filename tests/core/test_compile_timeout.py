@@ -1,6 +1,7 @@
 """Compiles obey the call's timeout like simulations do: a design that takes forever to
-elaborate (a 1000 x 1000 generate loop) is stopped at timeout_s, on both simulators and in
-slang's analysis, with a TIMEOUT naming the limit; the same flow then answers a good call."""
+elaborate (a 300 x 300 generate loop: under slang's step limit, whose error would refuse it
+at once) is stopped at timeout_s, on both simulators and in slang's analysis, with a TIMEOUT
+naming the limit; the same flow then answers a good call."""
 
 from __future__ import annotations
 
@@ -28,8 +29,8 @@ from tests.conftest import processes_mentioning
 
 HUGE = """module huge_gen(input logic clk, output logic [7:0] q);
   genvar i, j;
-  for (i = 0; i < 1000; i++) begin : row
-    for (j = 0; j < 1000; j++) begin : col
+  for (i = 0; i < 300; i++) begin : row
+    for (j = 0; j < 300; j++) begin : col
       logic r;
       always_ff @(posedge clk) r <= ~r;
     end
