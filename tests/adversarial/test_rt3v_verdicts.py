@@ -31,20 +31,13 @@ import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
-import anyio
 import pytest
-from mcp import Client
 
 from silicon_agent.servers.core.workspace import Workspace
-from silicon_agent.servers.verilator.api import Verilator
 
 from .conftest import TB_COUNTER, put
 from .test_rt2_includes import DESIGN, REPO, TB, crc_workspace
-from .test_rt_over_stdio import params
-
-IVERILOG = "silicon_agent.servers.iverilog.server"
-VERILATOR = "silicon_agent.servers.verilator.server"
-SIMS = [IVERILOG, pytest.param(VERILATOR, marks=pytest.mark.slow)]
+from .test_rt3_verdicts import IVERILOG, SIMS, VERILATOR, call, verilator_or_skip
 
 # The harness's tag, shadowed from the package: the first call (the first harness line) starts
 # with a clean summary and a newline, every call puts "# " before the harness's own text.
@@ -75,18 +68,6 @@ module crc_checker (
 endmodule
 `default_nettype wire
 """
-
-
-def verilator_or_skip(root: Path) -> None:
-    if not Verilator(Workspace.open(root)).tool.available:
-        pytest.skip("verilator is not installed")
-
-
-async def call(module: str, root: Path, arguments: dict) -> dict:
-    with anyio.fail_after(600):
-        async with Client(params(module, root)) as client:
-            answer = await client.call_tool("run_testbench", arguments)
-            return answer.structured_content  # type: ignore[return-value]
 
 
 @pytest.fixture(scope="module")
