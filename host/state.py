@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .llm.gateway import CostEvent, Exchange, Ledger, now_iso
 from .memory.notes import MemoryTrack
+from .sqlite_tx import atomic
 
 
 class BlockStatus(StrEnum):
@@ -160,7 +161,7 @@ class StateStore:
 
     # --- meta -------------------------------------------------------------------------
     def set_meta(self, **values: Any) -> None:
-        with self.db:
+        with atomic(self.db):
             for key, value in values.items():
                 self.db.execute(
                     "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -172,7 +173,7 @@ class StateStore:
 
     # --- blocks -------------------------------------------------------------------------
     def init_blocks(self, names: list[str]) -> None:
-        with self.db:
+        with atomic(self.db):
             for name in names:
                 state = BlockState(name=name)
                 self.db.execute(
@@ -202,7 +203,7 @@ class StateStore:
         )
 
     def put_blocks(self, states: list[BlockState]) -> None:
-        with self.db:
+        with atomic(self.db):
             for state in states:
                 self._put_block(state)
 
@@ -217,7 +218,7 @@ class StateStore:
         extra_states: list[BlockState] = (),  # type: ignore[assignment]
         extra_records: list[StepRecord] = (),  # type: ignore[assignment]
     ) -> int:
-        with self.db:
+        with atomic(self.db):
             cursor = self.db.execute(
                 "INSERT INTO steps (block, step_no, kind, iteration, outcome, started_at,"
                 " finished_at, detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -317,7 +318,7 @@ class StateStore:
         meta = self.meta()
         spent = (int(meta.get("tokens_spent", 0)), float(meta.get("cost_spent", 0.0)))
         self.commit_step(record, state, Ledger(), spent)
-        with self.db:
+        with atomic(self.db):
             self.db.execute("DELETE FROM escalations WHERE block = ?", (name,))
         return state
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..llm.gateway import now_iso
+from ..sqlite_tx import atomic
 from .embedding import Embedder
 from .notes import Link, Note, Outcome, Signature
 
@@ -84,14 +85,14 @@ class MemoryStore:
             embeddings=[vector.tolist()],
             metadatas=[{"block": note.block, "run": note.run, "category": note.signature.category}],
         )
-        with self.db:
+        with atomic(self.db):
             self.db.execute("UPDATE notes SET embedded = 1 WHERE id = ?", (note.id,))
 
     # --- notes ---------------------------------------------------------------------------
     def add(self, note: Note, vector: np.ndarray | None = None) -> Note:
         note.created_at = note.created_at or now_iso()
         note.updated_at = now_iso()
-        with self.db:
+        with atomic(self.db):
             self.db.execute(
                 "INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?, 0, ?, ?)",
                 (
@@ -137,7 +138,7 @@ class MemoryStore:
 
     def update(self, note_id: str, **changes: Any) -> Note | None:
         """Change a note's outcome or counters; the text (and so its vector) stays."""
-        with self.db:
+        with atomic(self.db):
             row = self.db.execute("SELECT body FROM notes WHERE id = ?", (note_id,)).fetchone()
             if row is None:
                 return None
@@ -151,11 +152,11 @@ class MemoryStore:
         return note
 
     def link(self, source: str, target: str, kind: str) -> None:
-        with self.db:
+        with atomic(self.db):
             self.db.execute("INSERT OR IGNORE INTO links VALUES (?, ?, ?)", (source, target, kind))
 
     def forget(self, note_id: str) -> bool:
-        with self.db:
+        with atomic(self.db):
             gone = self.db.execute("DELETE FROM notes WHERE id = ?", (note_id,)).rowcount
             self.db.execute("DELETE FROM links WHERE source = ? OR target = ?", (note_id, note_id))
         self.vectors.delete(ids=[note_id])
@@ -198,7 +199,7 @@ class MemoryStore:
 
     # --- design context and refusals ---------------------------------------------------------
     def put_context(self, run: str, block: str, body: dict[str, Any]) -> None:
-        with self.db:
+        with atomic(self.db):
             self.db.execute(
                 "INSERT OR REPLACE INTO context VALUES (?, ?, ?, ?)",
                 (run, block, json.dumps(body), now_iso()),
@@ -209,7 +210,7 @@ class MemoryStore:
         return {block: json.loads(body) for block, body in rows}
 
     def refuse(self, run: str, block: str, reasons: list[str]) -> None:
-        with self.db:
+        with atomic(self.db):
             self.db.execute(
                 "INSERT INTO refusals (at, run, block, reasons) VALUES (?, ?, ?, ?)",
                 (now_iso(), run, block, json.dumps(reasons)),
