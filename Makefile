@@ -15,7 +15,7 @@ APT_STAMP := $(DEPS)/apt-$(shell echo '$(APT_PACKAGES)' | md5sum | cut -c1-8).st
 OSU018_LIB := $(DEPS)/osu018/usr/share/qflow/tech/osu018/osu018_stdcells.lib
 PYTEST_ARGS ?=
 
-.PHONY: all setup run test lint bench mcp-config clean
+.PHONY: all setup run test test-full lint bench mcp-config clean
 
 all: run
 
@@ -52,8 +52,15 @@ setup: $(VENV)/installed.stamp $(OSU018_LIB) .venv-openlane/installed.stamp
 run: setup
 	$(PY) -m silicon_agent.host.demo
 
+# The main run leaves out the tests marked `full` (the Icarus runs of the ten-subframe
+# sequences, a sixth of its time, whose Verilator runs it keeps); `make test-full` runs them too.
+PYTEST_RUN := $(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadfile --durations=30
+
 test: setup
-	$(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadfile --durations=30 $(PYTEST_ARGS)
+	$(PYTEST_RUN) -m "not full" $(PYTEST_ARGS)
+
+test-full: setup
+	$(PYTEST_RUN) $(PYTEST_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -24,7 +24,10 @@ def test_sequence_covers_the_harq_entity(harq_sequence: tuple[VectorCase, Sequen
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sim_name", ["iverilog", "verilator"])
+# Icarus takes about four minutes for the case Verilator passes in one: `make test-full`.
+@pytest.mark.parametrize(
+    "sim_name", [pytest.param("iverilog", marks=pytest.mark.full), "verilator"]
+)
 async def test_sequence_passes(
     sim_name: str,
     harq_sequence: tuple[VectorCase, SequenceVectors],

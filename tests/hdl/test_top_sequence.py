@@ -68,8 +68,11 @@ def _retransmissions_alone(case: VectorCase, seq: TopSequence) -> VectorCase:
 
 
 @pytest.mark.slow
-# Icarus: about 9 minutes with its build on a lightly loaded machine (32 under load 15-18).
-@pytest.mark.parametrize("sim_name", ["verilator", "iverilog"])
+# Icarus: about 9 minutes with its build on a lightly loaded machine (32 under load 15-18), a
+# sixth of the main run's time for the case Verilator already passes: `make test-full` runs it.
+@pytest.mark.parametrize(
+    "sim_name", ["verilator", pytest.param("iverilog", marks=pytest.mark.full)]
+)
 async def test_top_sequence_passes(
     sim_name: str,
     top_sequence: tuple[VectorCase, TopSequence],
