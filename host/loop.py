@@ -9,6 +9,7 @@ import hashlib
 import json
 import re
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,7 @@ from .mcp_client import ServerPool, ToolCallFailed
 from .memory.hooks import MemoryHooks
 from .memory.memory import TaskMemory
 from .modem import Staging, testbench_arguments
+from .phases import MODEL_PHASES, IllegalTransition, Phase, check
 from .prompting import (
     block_brief,
     code_block,
@@ -57,10 +59,10 @@ from .runfolder import RunFolder
 from .state import Artifact, BlockState, BlockStatus, Feedback, SmokeBench, StepRecord
 from .waves import render_mismatch
 
-MODEL_PHASES = frozenset({"librarian", "testbench", "write", "reflect", "debug"})
 PRINTS = re.compile(r"\$(display|write|monitor|strobe|fdisplay|fwrite)\b")
 # A smoke testbench reads no files: it could otherwise pull in a hidden vector file by name.
 FILE_READS = re.compile(r"\$(readmem[hb]|fopen)\b")
+Handler = Callable[["BlockState", Ledger], Awaitable[Any]]
 ARTIFACT_OF_PHASE = {
     "check": Artifact.DRAFT,
     "smoke": Artifact.TESTING,
@@ -190,22 +192,51 @@ class BlockLoop(MemoryHooks):
         self.limits = team.config.limits
 
     # --- the driver ---------------------------------------------------------------------
+    def handlers(self) -> dict[Phase, Handler]:
+        """The step each phase runs (host/phases.py holds where each may go next)."""
+        return {
+            Phase.LIBRARIAN: self.do_librarian,
+            Phase.TESTBENCH: self.do_testbench,
+            Phase.WRITE: self.do_write,
+            Phase.CHECK: self.do_check,
+            Phase.SMOKE: self.do_smoke,
+            Phase.SIMULATE: self.do_simulate,
+            Phase.DISTILL: self.do_distill,
+            Phase.REFLECT: self.do_reflect,
+            Phase.DEBUG: self.do_debug,
+            Phase.REVIEW: self.do_review,
+            Phase.SYNTH: self.do_synth,
+            Phase.FREEZE: self.do_freeze,
+            Phase.REMEMBER: self.do_remember,
+            Phase.ESCALATE: self.do_escalate,
+        }
+
+    def move(self, state: BlockState, target: Phase, source: Phase | None = None) -> None:
+        """The block to `target` along an edge of the state table (or IllegalTransition)."""
+        where = f"block {self.block.name}, step {state.step_no}"
+        state.phase = check(source or state.phase, target, where)
+
+    # --- the driver ---------------------------------------------------------------------
     async def step(self, state: BlockState) -> StepOutput:
         state = state.model_copy(deep=True)
-        if state.phase == "start":
+        if state.phase == Phase.START:
             state.status = BlockStatus.IN_PROGRESS
-            state.phase = "librarian" if self.block.refs_3gpp else "write"
+            self.move(state, Phase.LIBRARIAN if self.block.refs_3gpp else Phase.WRITE)
+        handlers = self.handlers()
         # Steps that have nothing to do (a server that is absent) hand on without a record.
         while True:
             if state.phase in MODEL_PHASES and self.team.gateway.budget_left() <= 0:
-                state.phase = "escalate"
+                self.move(state, Phase.ESCALATE)
                 state.escalation = {"reason": "budget exhausted"}
-            handler = getattr(self, f"do_{state.phase}")
+            kind = Phase(state.phase)
+            if kind not in handlers:
+                raise IllegalTransition(f"block {self.block.name} is {kind}: no step to run")
             ledger = Ledger()
             started = now_iso()
             clock = time.monotonic()
-            kind = state.phase
-            result = await handler(state, ledger)
+            result = await handlers[kind](state, ledger)
+            # Where the handler sent the block: an edge of the table from where it was.
+            self.move(state, Phase(state.phase), source=kind)
             if result is None:
                 continue
             outcome, detail, errors = result
@@ -236,10 +267,10 @@ class BlockLoop(MemoryHooks):
         state.signatures.append(signature)
         repeats = state.signatures.count(signature)
         if repeats >= self.limits.stagnation_repeats:
-            state.phase = "escalate"
+            state.phase = Phase.ESCALATE
             state.escalation = {"reason": f"stagnation: the same diagnostic {repeats} times"}
         elif state.iteration >= self.limits.max_iterations:
-            state.phase = "escalate"
+            state.phase = Phase.ESCALATE
             state.escalation = {
                 "reason": f"no pass after {state.iteration} iterations (limit reached)"
             }
@@ -325,7 +356,7 @@ class BlockLoop(MemoryHooks):
             self.fail(state, signature, "write")
             return "invalid_answer", {"errors": exc.errors[:500]}, [(signature, str(exc))]
         except ProviderError as exc:
-            state.phase = "escalate"
+            state.phase = Phase.ESCALATE
             state.escalation = {"reason": f"model unavailable: {exc}"[:300]}
             return "provider_error", {"error": str(exc)[:300]}, [("provider_error", str(exc))]
         question = getattr(answer, "question", "")
@@ -342,7 +373,7 @@ class BlockLoop(MemoryHooks):
         archived = self.team.folder.write_attempt_file(
             self.block.name, state.iteration, Path(self.block.rtl_file).name, answer.code
         )
-        state.phase = "check"
+        state.phase = Phase.CHECK
         self.keep_conventions(state, answer.notes)
         detail = {"code": archived, "notes": answer.notes[:300], "step": step, **remembered}
         return "submitted", detail, []
@@ -374,7 +405,7 @@ class BlockLoop(MemoryHooks):
 
     async def do_librarian(self, state: BlockState, ledger: Ledger) -> Any:
         tag = f"{self.block.name}/{state.step_no}"
-        state.phase = "write"
+        state.phase = Phase.WRITE
         skipped, excerpts = await self.librarian_excerpts(ledger, tag)
         if skipped:
             return "skipped", {"reason": skipped}, []
@@ -422,7 +453,7 @@ class BlockLoop(MemoryHooks):
         if self.limits.smoke_testbench and state.smoke is None:
             # The Verification Engineer writes its smoke testbench before any code exists.
             state.smoke = SmokeBench(resume="write")
-            state.phase = "testbench"
+            state.phase = Phase.TESTBENCH
             return None
         limit = self.limits.max_iterations
         if state.code is None or state.feedback is None:
@@ -472,7 +503,7 @@ class BlockLoop(MemoryHooks):
         failed = [name for name, r in results.items() if r.get("status") != "PASS"]
         detail = {name: r.get("status") for name, r in results.items()}
         if not failed:
-            state.phase = "smoke" if self.smoke_usable(state) else "simulate"
+            state.phase = Phase.SMOKE if self.smoke_usable(state) else Phase.SIMULATE
             return "clean", detail, []
         diagnostics: list[dict[str, Any]] = []
         for name in failed:
@@ -529,7 +560,7 @@ class BlockLoop(MemoryHooks):
         }
         if status == "PASS":
             state.feedback = None
-            state.phase = "review" if self.limits.judge_review else "synth"
+            state.phase = Phase.REVIEW if self.limits.judge_review else Phase.SYNTH
             self.hold_for_memory(state, passed=True)
             return "PASS", detail, []
         diagnostics = compact_diagnostics(result, self.team.hidden)
@@ -570,13 +601,13 @@ class BlockLoop(MemoryHooks):
         trace = result.get("trace")
         withheld = isinstance(trace, dict) and trace.get("agrees") is False
         cause = "verdict withheld" if withheld else "verification tool failed"
-        state.phase = "escalate"
+        state.phase = Phase.ESCALATE
         state.escalation = {"reason": f"{cause}: {detail['summary']}"}
         return status, detail, [(f"tool:{status}", detail["summary"])]
 
     async def do_distill(self, state: BlockState, ledger: Ledger) -> Any:
         feedback = state.feedback
-        state.phase = "reflect"
+        state.phase = Phase.REFLECT
         if (
             feedback is None
             or not feedback.mismatch
@@ -605,7 +636,7 @@ class BlockLoop(MemoryHooks):
         brief = block_brief(
             self.team.design, self.block, state, "reflect", self.limits.max_iterations
         )
-        state.phase = "debug"
+        state.phase = Phase.DEBUG
         text = reflect_prompt(brief, state)
         extra, remembered = await self.memory_sections(state, ledger, True)
         text = f"{text}\n\n{extra}" if extra else text
@@ -664,7 +695,7 @@ class BlockLoop(MemoryHooks):
         smoke.set_aside = reason[:500]
         smoke.problem = None
         state.smoke = smoke
-        state.phase = "simulate" if smoke.resume == "smoke" else "write"
+        state.phase = Phase.SIMULATE if smoke.resume == Phase.SMOKE else Phase.WRITE
 
     def smoke_problems(self, code: str) -> list[str]:
         from .planning.planner import convention_problems
@@ -736,14 +767,14 @@ class BlockLoop(MemoryHooks):
         if not problems:
             problems = await self.compile_on_interface(smoke.path, ledger, tag)
         if not problems:
-            state.phase = smoke.resume
+            state.phase = Phase(smoke.resume)
             return ("repaired" if repairing else "written"), detail, []
         text = "; ".join(problems)[:2000]
         detail["problems"] = text[:500]
         signature = f"smoke_testbench_broken:v{smoke.version}"
         if smoke.repairs < self.limits.smoke_repairs:
             smoke.problem = text
-            state.phase = "testbench"
+            state.phase = Phase.TESTBENCH
             return "broken", detail, [(signature, text)]
         self.set_aside(state, f"testbench still broken after {smoke.repairs} repair(s): {text}")
         return "set_aside", detail, [(signature, text)]
@@ -780,7 +811,7 @@ class BlockLoop(MemoryHooks):
             "testbench_version": smoke.version,
         }
         if status == "PASS":
-            state.phase = "simulate"
+            state.phase = Phase.SIMULATE
             return "PASS", detail, []
         diagnostics = compact_diagnostics(result, self.team.hidden)
         if status == "SIM_FAIL":
@@ -813,7 +844,7 @@ class BlockLoop(MemoryHooks):
         errors = [(f"smoke_testbench:{status}", summary)]
         if smoke.repairs < self.limits.smoke_repairs:
             smoke.problem = problem[:2000]
-            state.phase = "testbench"
+            state.phase = Phase.TESTBENCH
             return status, detail, errors
         self.set_aside(state, f"{problem} (after {smoke.repairs} repair(s))")
         return status, {**detail, "set_aside": True}, errors
@@ -828,7 +859,7 @@ class BlockLoop(MemoryHooks):
         problem = f"the Reflection/Debug engineer judged the testbench wrong: {why}"
         if smoke.repairs < self.limits.smoke_repairs:
             smoke.problem = f"{problem}. {answer.fix_plan}"[:2000]
-            state.phase = "testbench"
+            state.phase = Phase.TESTBENCH
             return "testbench_blamed", detail, []
         self.set_aside(state, f"{problem} (after {smoke.repairs} repair(s))")
         return "testbench_blamed", {**detail, "set_aside": True}, []
@@ -856,7 +887,7 @@ class BlockLoop(MemoryHooks):
 
     async def do_review(self, state: BlockState, ledger: Ledger) -> Any:
         """The Judge's advisory review of passing code; the verdict stays the simulator's."""
-        state.phase = "synth"
+        state.phase = Phase.SYNTH
         brief = block_brief(
             self.team.design, self.block, state, "review", self.limits.max_iterations
         )
@@ -916,12 +947,12 @@ class BlockLoop(MemoryHooks):
             self.block.name, state.iteration, "frozen_" + Path(self.block.rtl_file).name, code
         )
         state.status = BlockStatus.PASSED
-        state.phase = "done"
+        state.phase = Phase.DONE
         state.interface_sig = module_header(code, self.block.top)
         return "frozen", {"sha256": state.frozen_sha256, "code": archived}, []
 
     async def do_synth(self, state: BlockState, ledger: Ledger) -> Any:
-        state.phase = "freeze" if self.team.planned else "done"
+        state.phase = Phase.FREEZE if self.team.planned else Phase.DONE
         state.status = BlockStatus.IN_PROGRESS if self.team.planned else BlockStatus.PASSED
         state.frozen_sha256 = None
         state.recheck = False
@@ -950,7 +981,7 @@ class BlockLoop(MemoryHooks):
             diagnostics = compact_diagnostics(result, self.team.hidden, errors_only=True)
             summary = scrub(str(result.get("summary", "")), self.team.hidden)[:500]
             state.status = BlockStatus.FAILING
-            state.phase = "write"
+            state.phase = Phase.WRITE
             state.feedback = Feedback(kind="synthesis", summary=summary, diagnostics=diagnostics)
             signature = diagnostic_signature("synthesis", diagnostics)
             self.fail(state, signature, "write")
@@ -1000,7 +1031,7 @@ class BlockLoop(MemoryHooks):
             )[:1500],
         )
         state.status = BlockStatus.FAILING
-        state.phase = "write"
+        state.phase = Phase.WRITE
         state.interface_sig = None
         return "timing_missed", {**detail, "returned": True}, []
 
@@ -1031,8 +1062,5 @@ class BlockLoop(MemoryHooks):
             body["note"] = f"summary written by the host: {exc}"[:300]
         state.escalation = body
         state.status = BlockStatus.ESCALATED
-        state.phase = "done"
+        state.phase = Phase.DONE
         return "escalated", {"reason": reason}, []
-
-    async def do_done(self, state: BlockState, ledger: Ledger) -> Any:
-        raise RuntimeError(f"block {self.block.name} is already done")

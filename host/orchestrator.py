@@ -15,6 +15,7 @@ from silicon_agent.suite.design import topological_order
 
 from .llm.gateway import Ledger, now_iso
 from .loop import BlockLoop, StepOutput, Team
+from .phases import Phase, check
 from .runfolder import RunFolder
 from .state import DONE, FINISHED, BlockState, BlockStatus, Feedback, StateStore, StepRecord
 from .step_tasks import StepTasks
@@ -123,7 +124,9 @@ class Orchestrator:
             return [], []
         change = str(request.get("change", ""))
         dependency.status = BlockStatus.IN_PROGRESS
-        dependency.phase = "write"
+        dependency.phase = check(
+            dependency.phase, Phase.WRITE, f"rework of {name}", ("orchestrator",)
+        )
         dependency.reworks += 1
         dependency.recheck = False
         dependency.frozen_sha256 = None
@@ -167,7 +170,9 @@ class Orchestrator:
                 header = f"module {self.team.design.block(state.name).top} {state.interface_sig}"
                 other.rework["status"] = "done"
                 other.rework["interface"] = header
-                other.phase = "debug"
+                other.phase = check(
+                    other.phase, Phase.DEBUG, f"release of {name}", ("orchestrator",)
+                )
                 if other.feedback is not None:
                     other.feedback.summary += (
                         f"\n{state.name} was reworked at this block's request; its interface is "
@@ -177,7 +182,9 @@ class Orchestrator:
             elif changed and other.status in DONE:
                 other = other.model_copy(deep=True)
                 other.status = BlockStatus.IN_PROGRESS
-                other.phase = "check"
+                other.phase = check(
+                    other.phase, Phase.CHECK, f"regression of {name}", ("orchestrator",)
+                )
                 other.recheck = True
                 again.append(other)
         return again
@@ -203,7 +210,7 @@ class Orchestrator:
                 detail={"dependencies": deps},
             )
             state.step_no += 1
-            state.phase = "done"
+            state.phase = check(state.phase, Phase.DONE, f"block {name} blocked", ("orchestrator",))
             self.commit(StepOutput(state=state, record=record, ledger=Ledger()), states)
 
     async def run(self, only: list[str] | None = None) -> dict[str, BlockState]:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from .llm.gateway import CostEvent, Exchange, Ledger, now_iso
 from .memory.notes import MemoryTrack
+from .phases import Phase, check
 from .sqlite_tx import atomic
 
 
@@ -83,7 +84,7 @@ class BlockState(BaseModel):
 
     name: str
     status: BlockStatus = BlockStatus.NOT_STARTED
-    phase: str = "start"
+    phase: Phase = Phase.START
     iteration: int = 0
     step_no: int = 0
     code: str | None = None
@@ -296,7 +297,7 @@ class StateStore:
         step numbers go on, its iteration budget starts again."""
         state = self.blocks()[name]
         state.status = BlockStatus.IN_PROGRESS
-        state.phase = "write"
+        state.phase = check(state.phase, Phase.WRITE, f"redo of block {name}", ("checkpoint",))
         state.iteration = 0
         state.feedback = None
         state.signatures = []
@@ -330,7 +331,7 @@ class StateStore:
         state.answers.append({"question": state.question, "answer": text})
         state.question = None
         state.status = BlockStatus.IN_PROGRESS
-        state.phase = "write"
+        state.phase = check(state.phase, Phase.WRITE, f"answer to block {name}", ("checkpoint",))
         record = StepRecord(
             block=name,
             step_no=state.step_no,

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..feedback import module_header
 from ..llm.gateway import Gateway, Ledger
 from ..llm.types import Message, ProviderError, StructuredOutputError
+from ..phases import Phase
 from ..roles.prompts import role_prompt
 from ..roles.schemas import Reflection
 from ..runfolder import RunFolder
@@ -116,7 +117,7 @@ class MemoryHooks:
         track.passed = passed
         track.verdict = None if passed else self.failure_of(state, mismatches)
         state.memory = track
-        state.phase = "remember"
+        state.phase = Phase.REMEMBER
 
     def keep_conventions(self, state: BlockState, notes: str) -> None:
         if self.team.memory is not None:
@@ -200,7 +201,7 @@ class MemoryHooks:
         memory = self.team.memory
         track = state.memory
         assert memory is not None and track is not None
-        state.phase = track.resume
+        state.phase = Phase(track.resume)
         tag = f"{self.block.name}/{state.step_no}"
         by = f"{memory.run}/{self.block.name}/{state.iteration}"
         detail: dict[str, Any] = {"passed": track.passed}
