@@ -14,10 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from silicon_agent.host.design_file import LoadedDesign
-from silicon_agent.suite.design import Block, hidden_paths
+from silicon_agent.suite.design import Block
 
-from .config import HostConfig
 from .distill import explain_first_mismatch
 from .feedback import (
     compact_diagnostics,
@@ -26,12 +24,9 @@ from .feedback import (
     module_header,
     scrub,
 )
-from .llm.gateway import Gateway, Ledger, now_iso
+from .llm.gateway import Ledger, now_iso
 from .llm.types import Message, ProviderError, StructuredOutputError, ToolCall, ToolSpec
-from .mcp_client import ServerPool, ToolCallFailed
 from .memory.hooks import MemoryHooks
-from .memory.memory import TaskMemory
-from .modem import Staging, testbench_arguments
 from .phases import MODEL_PHASES, IllegalTransition, Phase, check
 from .prompting import (
     block_brief,
@@ -55,8 +50,8 @@ from .roles.schemas import (
     rtl_or_question_model,
     rtl_submission_model,
 )
-from .runfolder import RunFolder
 from .state import Artifact, BlockState, BlockStatus, Feedback, SmokeBench, StepRecord
+from .team import Team
 from .waves import render_mismatch
 
 PRINTS = re.compile(r"\$(display|write|monitor|strobe|fdisplay|fwrite)\b")
@@ -90,99 +85,6 @@ class StepOutput:
     record: StepRecord
     ledger: Ledger
     errors: list[tuple[str, str]] = field(default_factory=list)
-
-
-class Team:
-    """Everything a block's steps use: the design, the gateway, the servers, the run folder."""
-
-    def __init__(
-        self,
-        loaded: LoadedDesign,
-        config: HostConfig,
-        gateway: Gateway,
-        pool: ServerPool,
-        folder: RunFolder,
-        error_log: Any = None,
-        staging: Staging | None = None,
-        memory: TaskMemory | None = None,
-    ) -> None:
-        self.loaded = loaded
-        self.memory = memory
-        self.design = loaded.design
-        self.workspace = loaded.workspace
-        self.config = config
-        self.gateway = gateway
-        self.pool = pool
-        self.folder = folder
-        self.staging = staging
-        self.hidden = set(hidden_paths(self.design)) | set(staging.hidden if staging else [])
-        # mcp.json spells the spec store `spec-rag`, the host `spec_rag`: either is the same.
-        self.spec_server = next((n for n in pool.tools if n.replace("-", "_") == "spec_rag"), None)
-        # A planned design: roles may ask instead of guessing, passing blocks freeze.
-        self.planned = self.design.plan is not None
-        self.error_log = error_log or (lambda block: [])
-
-    async def tool(
-        self,
-        server: str,
-        tool: str,
-        arguments: dict[str, Any],
-        ledger: Ledger | None = None,
-        correlation_id: str = "",
-        timeout_s: float | None = None,
-    ) -> dict[str, Any]:
-        """Call a server tool; with a ledger the call and its result join the run's record."""
-        started = time.monotonic()
-        try:
-            result = await self.pool.call(
-                server, tool, arguments, timeout_s=timeout_s or self.config.limits.tool_timeout_s
-            )
-        except ToolCallFailed as exc:
-            result = {"status": "TOOL_ERROR", "summary": str(exc), "diagnostics": []}
-        except Exception as exc:  # a transport failure is a verdict of its own, not a crash
-            summary = f"{server}.{tool}: {type(exc).__name__}: {exc}"[:500]
-            result = {"status": "TOOL_ERROR", "summary": summary, "diagnostics": []}
-        if ledger is not None:
-            ledger.tool_calls.append(
-                {
-                    "role": "host",
-                    "correlation_id": correlation_id,
-                    "tool": f"{server}.{tool}",
-                    "arguments": arguments,
-                    "result": json.dumps(result)[:4000],
-                    "duration_s": round(time.monotonic() - started, 3),
-                }
-            )
-        return result
-
-    def sources(self, block: Block) -> list[str]:
-        return self.design.sources(block.name)
-
-    def judge_calls(self, block: Block) -> list[tuple[str, str, dict[str, Any]]]:
-        """(label, simulator, run_testbench arguments) of every hidden run of the block."""
-        v = block.verification
-        assert v is not None
-        runs = self.staging.runs.get(block.name, []) if self.staging else []
-        if runs and self.staging is not None:
-            seed = self.staging.seed
-            return [
-                (
-                    f"{r.case}@{r.simulator}",
-                    r.simulator,
-                    testbench_arguments(block, r, seed, self.sources(block)),
-                )
-                for r in runs
-            ]
-        arguments = {
-            "design": self.sources(block),
-            "testbench": v.testbench,
-            "top": v.top,
-            "timeout_s": v.timeout_s,
-            "waves": "vcd",
-        }
-        if v.include_dirs:
-            arguments["include_dirs"] = v.include_dirs
-        return [(v.simulator, v.simulator, arguments)]
 
 
 class BlockLoop(MemoryHooks):

@@ -14,11 +14,12 @@ from silicon_agent.campaigns.executors import Executor
 from silicon_agent.suite.design import topological_order
 
 from .llm.gateway import Ledger, now_iso
-from .loop import BlockLoop, StepOutput, Team
+from .loop import BlockLoop, StepOutput
 from .phases import Phase, check
 from .runfolder import RunFolder
 from .state import DONE, FINISHED, BlockState, BlockStatus, Feedback, StateStore, StepRecord
 from .step_tasks import StepTasks
+from .team import Team
 
 PRIORITY = {BlockStatus.FAILING: 0, BlockStatus.IN_PROGRESS: 1, BlockStatus.NOT_STARTED: 2}
 

@@ -17,13 +17,13 @@ from silicon_agent.suite.servers import MODEM
 from .config import HostConfig, load_config
 from .llm.base import Provider
 from .llm.gateway import Gateway
-from .loop import Team
 from .mcp_client import McpConfig, ServerPool, load_mcp_config, suite_mcp_config
 from .memory.memory import open_for_run
 from .modem import HIDDEN_DIR, Staging, designed_blocks, new_seed, stage
 from .phases import Phase
 from .runfolder import RunFolder
 from .state import BlockStatus, StateStore
+from .team import Team
 
 
 def new_run_id() -> str:

@@ -29,11 +29,12 @@ from silicon_agent.host.design_file import LoadedDesign
 
 from .config import HostConfig
 from .llm.gateway import CostEvent, Exchange, Ledger
-from .loop import BlockLoop, StepOutput, Team
+from .loop import BlockLoop, StepOutput
 from .mcp_client import ServerPool
 from .modem import Staging
 from .runfolder import RunFolder
 from .state import BlockState, BlockStatus, StepRecord
+from .team import Team
 
 RECORD_FILE = "executor-run.json"
 NOT_OK = frozenset({BlockStatus.FAILING, BlockStatus.ESCALATED})

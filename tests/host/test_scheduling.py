@@ -8,11 +8,11 @@ from pathlib import Path
 from silicon_agent.host.config import load_config
 from silicon_agent.host.design_file import load_design
 from silicon_agent.host.llm.gateway import Gateway
-from silicon_agent.host.loop import Team
 from silicon_agent.host.mcp_client import ServerPool
 from silicon_agent.host.orchestrator import Orchestrator
 from silicon_agent.host.runfolder import RunFolder
 from silicon_agent.host.state import BlockState, BlockStatus, StateStore
+from silicon_agent.host.team import Team
 
 from .scenario import make_workspace, write_config
 
