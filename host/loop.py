@@ -183,7 +183,7 @@ class BlockLoop(MemoryHooks):
 
     # --- roles --------------------------------------------------------------------------
     def check_draft_tool(self) -> list[ToolSpec]:
-        if not self.team.pool.has("verilator", "lint"):
+        if not self.team.has("lint"):
             return []
         limit = self.limits_code_chars()
         return [
@@ -211,9 +211,7 @@ class BlockLoop(MemoryHooks):
         draft.write_text(code)
         relative = str(draft.relative_to(self.team.workspace))
         deps = self.team.sources(self.block)[:-1]
-        result = await self.team.tool(
-            "verilator", "lint", {"sources": [*deps, relative], "top": self.block.top}
-        )
+        result = await self.team.use("lint", {"sources": [*deps, relative], "top": self.block.top})
         return json.dumps(
             {
                 "status": result.get("status"),
@@ -286,7 +284,7 @@ class BlockLoop(MemoryHooks):
         server = self.team.spec_server
         if server is None:
             return "no spec store server (spec_rag) in the pool", []
-        listed = await self.team.tool(server, "list_specs", {}, ledger, tag)
+        listed = await self.team.use("spec_list", {}, ledger, tag)
         specs = {str(s.get("key")) for s in listed.get("specs") or []}
         if not specs:
             return "no specification ingested in the spec store", []
@@ -295,8 +293,8 @@ class BlockLoop(MemoryHooks):
             words = ref.replace("TS ", "").split()
             if len(words) != 2 or words[0] not in specs:
                 continue
-            section = await self.team.tool(
-                server, "fetch_section", {"spec": words[0], "clause": words[1]}, ledger, tag
+            section = await self.team.use(
+                "spec_fetch", {"spec": words[0], "clause": words[1]}, ledger, tag
             )
             cite = section.get("citation") or {}
             if section.get("status") == "found" and cite:
@@ -393,9 +391,9 @@ class BlockLoop(MemoryHooks):
             self.fail(state, signature, "write")
             return "errors", {"signature": signature}, [(signature, summary)]
         results: dict[str, dict[str, Any]] = {}
-        if self.team.pool.has("verilator", "lint"):
-            results["lint"] = await self.team.tool("verilator", "lint", args, ledger, tag)
-        results["compile"] = await self.team.tool("iverilog", "compile", args, ledger, tag)
+        if self.team.has("lint"):
+            results["lint"] = await self.team.use("lint", args, ledger, tag)
+        results["compile"] = await self.team.use("compile", args, ledger, tag)
         for name, result in results.items():
             self.team.folder.write_attempt_file(
                 self.block.name, state.iteration, f"{name}.json", json.dumps(result, indent=1)
@@ -514,13 +512,13 @@ class BlockLoop(MemoryHooks):
             feedback is None
             or not feedback.mismatch
             or not feedback.waves
-            or not self.team.pool.has("vcd", "explain_mismatch")
+            or not self.team.has("explain")
         ):
             return None
         tag = f"{self.block.name}/{state.step_no}"
 
         async def call(args: dict[str, Any]) -> dict[str, Any]:
-            return await self.team.tool("vcd", "explain_mismatch", args, ledger, tag)
+            return await self.team.use("explain", args, ledger, tag)
 
         result = await explain_first_mismatch(
             call, feedback.waves, feedback.mismatch, self.team.sources(self.block)
@@ -619,8 +617,8 @@ class BlockLoop(MemoryHooks):
         stub.write_text(f"{self.block.interface.strip()}\nendmodule\n")
         stub_path = str(stub.relative_to(self.team.workspace))
         top = smoke_top(self.block)
-        result = await self.team.tool(
-            "iverilog", "compile", {"sources": [stub_path, path], "top": top}, ledger, tag
+        result = await self.team.use(
+            "compile", {"sources": [stub_path, path], "top": top}, ledger, tag
         )
         if result.get("status") == "PASS":
             return []
@@ -859,12 +857,11 @@ class BlockLoop(MemoryHooks):
         state.frozen_sha256 = None
         state.recheck = False
         header = module_header(state.code or "", self.block.top)
-        if self.block.synth is None or not self.team.pool.has("openlane", "synthesize"):
+        if self.block.synth is None or not self.team.has("synthesize"):
             if not self.team.planned:  # a planned block's header counts once frozen
                 state.interface_sig = header
             return "passed", {"synthesis": "not run"}, []
-        result = await self.team.tool(
-            "openlane",
+        result = await self.team.use(
             "synthesize",
             {
                 "sources": self.team.sources(self.block),
@@ -909,7 +906,7 @@ class BlockLoop(MemoryHooks):
         Engineer once with them, then passes with the timing noted."""
         assert state.synth is not None
         tag = f"{self.block.name}/{state.step_no}"
-        rules = await self.team.tool("openlane", "advise", {"summary": result}, ledger, tag)
+        rules = await self.team.use("advise", {"summary": result}, ledger, tag)
         recommendations = [
             f"{r.get('rule')}: {r.get('message')}" for r in rules.get("recommendations") or []
         ]

@@ -16,6 +16,7 @@ from .llm.gateway import Gateway, Ledger
 from .mcp_client import ServerPool, ToolCallFailed
 from .memory.memory import TaskMemory
 from .modem import Staging, testbench_arguments
+from .roles.prompts import HOST_TOOLS
 from .runfolder import RunFolder
 
 
@@ -44,7 +45,7 @@ class Team:
         self.staging = staging
         self.hidden = set(hidden_paths(self.design)) | set(staging.hidden if staging else [])
         # mcp.json spells the spec store `spec-rag`, the host `spec_rag`: either is the same.
-        self.spec_server = next((n for n in pool.tools if n.replace("-", "_") == "spec_rag"), None)
+        self.spec_server = self.server_of("spec_rag")
         # A planned design: roles may ask instead of guessing, passing blocks freeze.
         self.planned = self.design.plan is not None
         self.error_log = error_log or (lambda block: [])
@@ -81,6 +82,35 @@ class Team:
                 }
             )
         return result
+
+    def server_of(self, name: str) -> str | None:
+        """The pool's name for a suite server (`spec-rag` or `spec_rag`), None when absent."""
+        return next((n for n in self.pool.tools if n.replace("-", "_") == name), None)
+
+    def resolve(self, use: str) -> tuple[str, str] | None:
+        """(server, tool) in this pool for one of the host's uses (roles/prompts.py's
+        HOST_TOOLS), None when the pool lacks it."""
+        server, tool = HOST_TOOLS[use].split(".", 1)
+        name = self.server_of(server)
+        return (name, tool) if name is not None and self.pool.has(name, tool) else None
+
+    def has(self, use: str) -> bool:
+        return self.resolve(use) is not None
+
+    async def use(
+        self,
+        use: str,
+        arguments: dict[str, Any],
+        ledger: Ledger | None = None,
+        correlation_id: str = "",
+        timeout_s: float | None = None,
+    ) -> dict[str, Any]:
+        """One of the host's uses of a tool; an absent one is a TOOL_ERROR like any failure."""
+        found = self.resolve(use)
+        if found is None:
+            summary = f"no {HOST_TOOLS[use]} in this run's servers"
+            return {"status": "TOOL_ERROR", "summary": summary, "diagnostics": []}
+        return await self.tool(*found, arguments, ledger, correlation_id, timeout_s)
 
     def sources(self, block: Block) -> list[str]:
         return self.design.sources(block.name)

@@ -4,8 +4,17 @@ same texts as MCP prompts `role_<name>`); here only which tools each role may ca
 from __future__ import annotations
 
 from silicon_agent.suite.roles import FIX_ONLY, REWORK, ROLE_PROMPTS, ROLE_TITLES, role_prompt
+from silicon_agent.suite.servers import SERVER_NAMES
 
-__all__ = ["FIX_ONLY", "REWORK", "ROLE_PROMPTS", "ROLE_TITLES", "ROLE_TOOLS", "role_prompt"]
+__all__ = [
+    "FIX_ONLY",
+    "HOST_TOOLS",
+    "REWORK",
+    "ROLE_PROMPTS",
+    "ROLE_TITLES",
+    "ROLE_TOOLS",
+    "role_prompt",
+]
 
 ROLE_TOOLS: dict[str, tuple[str, ...]] = {
     # server.tool names a role may call itself; everything else the host calls for it.
@@ -23,3 +32,18 @@ ROLE_TOOLS: dict[str, tuple[str, ...]] = {
     "pnr_lead": (),
     "orchestrator": (),
 }
+
+# The tools the host calls itself for a step, by what it uses them for: the loop names a use,
+# never a server (the simulators a block's verification names come from the design file).
+HOST_TOOLS: dict[str, str] = {
+    "lint": "verilator.lint",
+    "compile": "iverilog.compile",
+    "explain": "vcd.explain_mismatch",
+    "synthesize": "openlane.synthesize",
+    "advise": "openlane.advise",
+    "spec_list": "spec_rag.list_specs",
+    "spec_fetch": "spec_rag.fetch_section",
+}
+for _name in (*HOST_TOOLS.values(), *(n for names in ROLE_TOOLS.values() for n in names)):
+    if _name.split(".", 1)[0] not in SERVER_NAMES:
+        raise ValueError(f"{_name}: not a server of the suite (suite/servers.py)")

@@ -62,3 +62,29 @@ def test_a_checkpoint_keeps_its_phase_text() -> None:
     state = BlockState.model_validate_json('{"name": "crc", "phase": "debug"}')
     assert state.phase is Phase.DEBUG
     assert '"phase":"debug"' in state.model_dump_json()
+
+
+def test_every_tool_the_host_or_a_role_calls_is_in_its_servers_manifest() -> None:
+    """Servers and tools are named once (roles/prompts.py); each name is a tool its server's
+    golden manifest holds, so a renamed tool fails here rather than in a run."""
+    import json
+
+    from silicon_agent.host.roles.prompts import HOST_TOOLS, ROLE_TOOLS
+
+    names = {*HOST_TOOLS.values(), *(n for names in ROLE_TOOLS.values() for n in names)}
+    for name in sorted(names):
+        server, tool = name.split(".", 1)
+        manifest = json.loads((ROOT / "servers" / server / "manifest.json").read_text())
+        assert tool in manifest["tools"], name
+
+
+def test_the_loop_names_no_server() -> None:
+    """The loop asks for a use (HOST_TOOLS); only the design file names simulators."""
+    import re
+
+    from silicon_agent.suite.servers import SERVER_NAMES
+
+    text = (ROOT / "host" / "loop.py").read_text()
+    for name in SERVER_NAMES:
+        calls = re.findall(rf'tool\(\s*"{name}"|has\(\s*"{name}"', text)
+        assert not calls, f"host/loop.py calls {name} by name"
