@@ -30,7 +30,7 @@ _COMMANDS = frozenset(
 _ONE_BIT = np.zeros(256, dtype=bool)
 _ONE_BIT[list(b"01zZxXhHuUwWlL-")] = True
 _KNOWN_BITS = frozenset(b"01xXzZ")
-_RARE = 30_000  # memchr hits before a byte counts as common
+_RARE = 30_000  # memchr hits of a code before its byte counts as common
 _SEGMENT = 8 << 20
 _MAX_DIGITS = 18
 _ID_MIN, _ID_SPAN = 33, 94
@@ -177,52 +177,61 @@ class Body:
             return None
 
     def _scan(self, wanted: Sequence[Wanted]) -> dict[bytes, Changes]:
+        """Segment by segment (pages let go behind, so the map never holds the whole file
+        in this process's memory): where the codes occur, their changes, their times."""
         view, size = self.view, len(self.view)
         if size <= self.body or view[size - 1] != 10:
             raise _Refused
-        found = [self._changes(self._occurrences(w.code), w) for w in wanted]
-        lines = np.concatenate([f[0] for f in found])
-        order = np.argsort(lines, kind="stable")
-        stamps = np.empty(len(lines), np.int64)
-        stamps[order] = self._times(lines[order])
+        common = dict.fromkeys((w.code for w in wanted), 0)
+        parts: dict[bytes, list] = {w.code: [] for w in wanted}
+        ordered: list[np.ndarray] = []
+        last_line, last_marker = -1, -1
+        for lo in range(self.body, size, _SEGMENT):
+            hi = min(lo + _SEGMENT, size)
+            found = [self._changes(self._occurrences(w.code, lo, hi, common), w) for w in wanted]
+            lines = np.concatenate([f[0] for f in found])
+            order = np.argsort(lines, kind="stable")
+            stamps = np.empty(len(lines), np.int64)
+            stamps[order], last_line, last_marker = self._times(
+                lines[order], last_line, last_marker
+            )
+            ordered.append(stamps[order])
+            at = 0
+            for want, (mine, values) in zip(wanted, found, strict=True):
+                parts[want.code].append((stamps[at : at + len(mine)], values))
+                at += len(mine)
+            self._release(lo, hi)
+        every = np.concatenate(ordered)
+        if (every[1:] < every[:-1]).any():
+            raise _Refused  # time going back: pywellen skips steps
         out = {}
-        at = 0
-        for want, (mine, values) in zip(wanted, found, strict=True):
-            out[want.code] = _dedup(stamps[at : at + len(mine)], values)
-            at += len(mine)
+        for code, pieces in parts.items():
+            times = np.concatenate([p[0] for p in pieces])
+            out[code] = _dedup(times, [v for p in pieces for v in p[1]])
         return out
 
-    def _occurrences(self, code: bytes) -> np.ndarray:
-        """Start positions of the code's bytes in the body, found by its least shared byte."""
+    def _occurrences(self, code: bytes, lo: int, hi: int, common: dict[bytes, int]):
+        """Start positions of the code's bytes, found by its least shared byte in [lo, hi)."""
         view, n = self.view, len(code)
         offset = min(range(n), key=lambda k: (self.sharing[code[k]], -k))
-        starts = self._positions(code[offset]) - offset
+        byte = code[offset]
+        if common[code] > _RARE:
+            at = np.flatnonzero(view[lo:hi] == byte) + lo
+        else:
+            find, needle = self.data.find, bytes((byte,))
+            hits: list[int] = []
+            p = find(needle, lo, hi)
+            while p >= 0:
+                hits.append(p)
+                p = find(needle, p + 1, hi)
+            at = np.asarray(hits, dtype=np.int64)
+        common[code] += len(at)
+        starts = at - offset
         starts = starts[(starts >= self.body) & (starts + n < len(view))]
         for k in range(n):
             if k != offset:
                 starts = starts[view[starts + k] == code[k]]
         return starts
-
-    def _positions(self, byte: int) -> np.ndarray:
-        """Every position of one byte value in the body: memchr while it is rare, numpy
-        compares once it proves common. Pages are let go behind the scan, so the map does not
-        hold the whole file in this process's memory."""
-        find, needle, view = self.data.find, bytes((byte,)), self.view
-        found: list[int] = []
-        parts = []
-        common = False
-        for lo in range(self.body, len(view), _SEGMENT):
-            hi = min(lo + _SEGMENT, len(view))
-            if common:
-                parts.append(np.flatnonzero(view[lo:hi] == byte) + lo)
-            else:
-                at = find(needle, lo, hi)
-                while at >= 0:
-                    found.append(at)
-                    at = find(needle, at + 1, hi)
-                common = len(found) > _RARE
-            self._release(lo, hi)
-        return np.concatenate([np.asarray(found, dtype=np.int64), *parts])
 
     def _release(self, lo: int, hi: int) -> None:
         start = lo - lo % mmap.PAGESIZE
@@ -273,10 +282,13 @@ class Body:
         order = np.argsort(lines, kind="stable")
         return lines[order], [values[i] for i in order.tolist()]
 
-    def _times(self, lines: np.ndarray) -> np.ndarray:
-        """The time of each change (sorted line starts): the value of the last `#time` line
-        before it, 0 before the first; refuses time going back or a stamp that is not
-        plain digits."""
+    def _times(
+        self, lines: np.ndarray, last_line: int, last_marker: int
+    ) -> tuple[np.ndarray, int, int]:
+        """The time of each change (sorted line starts, after a change at `last_line` whose
+        time stamp sits at `last_marker`): the value of the last `#time` line before it, 0
+        before the first; refuses a stamp that is not plain digits. Returns the times and
+        the state for the next lines."""
         view, body = self.view, self.body
         marker = np.full(len(lines), -1, dtype=np.int64)
         reach = 24  # a clock's change sits on the line after its time stamp
@@ -290,18 +302,18 @@ class Body:
         starts = lines.tolist()
         found = marker.tolist()
         for row in np.flatnonzero(~hit).tolist():
-            low = starts[row - 1] if row else body - 1
+            low = starts[row - 1] if row else max(last_line, body - 1)
             at = rfind(b"\n#", low, starts[row])
-            found[row] = at + 1 if at >= 0 else (found[row - 1] if row else -1)
+            found[row] = at + 1 if at >= 0 else (found[row - 1] if row else last_marker)
         marker = np.asarray(found, dtype=np.int64)
         stamps = np.zeros(len(lines), np.int64)
         has = marker >= 0
         if has.any():
             unique, back = np.unique(marker[has], return_inverse=True)
             stamps[has] = self._stamps(unique)[back]
-        if (stamps[1:] < stamps[:-1]).any():
-            raise _Refused
-        return stamps
+        if not len(lines):
+            return stamps, last_line, last_marker
+        return stamps, starts[-1], found[-1]
 
     def _stamps(self, at: np.ndarray) -> np.ndarray:
         """Values of the `#time` lines at these positions; digits up to the newline only."""
