@@ -1,13 +1,17 @@
-"""The fast path of VCD value changes: the header's commands are read the way pywellen reads
-them (to know each variable's id code), then the body is scanned at byte level with numpy over
-a memory map for the id codes asked for only, so a cold query on a big dump costs a few passes
-of vectorised byte compares instead of tokenising every change of every signal.
+"""The fast path of VCD value changes: the header's commands are walked the way pywellen
+walks them (each variable's id code, where the body starts), then the body is searched at
+byte level (memchr, and numpy over a memory map) for the id codes asked for only, so a cold
+query on a big dump costs about one pass of memchr instead of tokenising every change of every
+signal.
 
-The scan answers what pywellen would (times, values, consecutive equal values dropped) or
-answers None, and the caller reads the file with pywellen instead: for real and string
-variables, 9-state values, tabs or carriage returns in the body, `$comment`/`$dumpall` or an
-unknown command, time stamps that are not plain non-decreasing integers, a change of a wanted
-signal that is not alone on its line, and a file that does not end with a newline.
+It answers what pywellen would (times, values, repeats of a value dropped) or None, and the
+caller parses the whole file with pywellen instead: for real and string variables, 9-state
+values, a wanted change that is not alone on its line or is spaced by tabs or carriage
+returns, a vector change cut over two lines, time stamps before a wanted change that are not
+plain integers or that go back, more bits than the variable has, and a file that does not
+end with a newline. Lines that hold no change of a wanted signal are not looked at: a body
+command, comment or malformed token elsewhere is not seen here (pywellen refuses a file with
+a malformed token when it parses it, e.g. for a summary).
 """
 
 from __future__ import annotations
@@ -15,8 +19,9 @@ from __future__ import annotations
 import copy
 import mmap
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -124,17 +129,17 @@ class Changes:
     def __len__(self) -> int:
         return len(self.values)
 
-    def __getitem__(self, index):
+    def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
             return list(zip(self.times[index].tolist(), self.values[index], strict=True))
         if not -len(self.values) <= index < len(self.values):
             raise IndexError(f"out of bounds {index}")
         return int(self.times[index]), self.values[index]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[tuple[int, Any]]:
         return iter(zip(self.times.tolist(), self.values, strict=True))
 
-    def value_at(self, t: int):
+    def value_at(self, t: int) -> Any:
         i = int(np.searchsorted(self.times, t, side="right")) - 1
         return self.values[i] if i >= 0 else None
 
@@ -210,7 +215,7 @@ class Body:
             out[code] = _dedup(times, [v for p in pieces for v in p[1]])
         return out
 
-    def _occurrences(self, code: bytes, lo: int, hi: int, common: dict[bytes, int]):
+    def _occurrences(self, code: bytes, lo: int, hi: int, common: dict[bytes, int]) -> np.ndarray:
         """Start positions of the code's bytes, found by its least shared byte in [lo, hi)."""
         view, n = self.view, len(code)
         offset = min(range(n), key=lambda k: (self.sharing[code[k]], -k))
