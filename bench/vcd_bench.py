@@ -5,13 +5,14 @@
 Writes a VCD of many toggling signals (once; reused from DIR when it is already there), then,
 each in its own process so peak memory is that loader's alone:
   raw      read the whole file in 8 MB chunks (the floor for any parser)
-  wellen   servers.vcd cold: content hash + parse + one signal's value (through the Waves API)
+  wellen   servers.vcd cold: content hash + header + one signal's value (through the Waves
+           API); the body is scanned for that signal's id code alone (vcd_scan)
   vcdvcd   vcdvcd cold: parse keeping one signal
 and in this process, after a warm load: 10k random values_at queries through the API and
 directly on the cached file, against the same lookups on vcdvcd's parsed signal.
 Targets (printed, not asserted): >= 15x faster than vcdvcd cold and within 5x of the raw read,
 peak memory <= 2x the file, a warm query <= 1 ms. Times include page-cache effects: the raw
-read runs first. The machine's load average is printed before and after.
+read runs first in each round. The machine's load average is printed before and after.
 """
 
 from __future__ import annotations
@@ -208,10 +209,16 @@ def main() -> None:
     size_mb = path.stat().st_size / 1e6
     print(f"file: {path} {size_mb:.1f} MB, {N_WIDE + N_BITS + 1} signals")
     print(f"load average {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f} (before)")
-    raw = run_child("raw", path)
-    # Rounds alternate the two loaders so that load on this shared machine hits both alike;
-    # the figures are each loader's median and the median of the per-round ratios.
-    rounds = [(run_child("wellen", path), run_child("vcdvcd", path)) for _ in range(args.rounds)]
+    # Rounds alternate the raw read and the two loaders so that load on this shared machine
+    # hits all alike; the figures are each one's median and the medians of per-round ratios.
+    rounds = []
+    raws = []
+    for _ in range(args.rounds):
+        raws.append(run_child("raw", path))
+        rounds.append((run_child("wellen", path), run_child("vcdvcd", path)))
+    raw = min(raws, key=lambda r: r["seconds"]) | {
+        "seconds": statistics.median(r["seconds"] for r in raws)
+    }
     ours = min(rounds, key=lambda r: r[0]["seconds"])[0] | {
         "seconds": statistics.median(r[0]["seconds"] for r in rounds)
     }
@@ -219,6 +226,7 @@ def main() -> None:
         "seconds": statistics.median(r[1]["seconds"] for r in rounds)
     }
     ratios = sorted(b["seconds"] / a["seconds"] for a, b in rounds)
+    to_raw = sorted(a["seconds"] / r["seconds"] for (a, _), r in zip(rounds, raws, strict=True))
     assert int(str(theirs["value"]), 2) == int(str(ours["value"]).split("'h")[1], 16)
     print(f"{'':8}{'cold s':>9}{'MB/s':>9}{'peak MB':>10}{'peak-base':>11}{'x file':>8}")
     for name, r in (("raw", raw), ("silicon_agent.servers.vcd", ours), ("vcdvcd", theirs)):
@@ -233,7 +241,10 @@ def main() -> None:
         f"content hash (BLAKE3) inside the cold load: {ours['hash_s']:.3f} s "
         f"({100 * ours['hash_s'] / ours['seconds']:.0f} % of it)"
     )
-    print(f"cold time vs raw read:   {ours['seconds'] / raw['seconds']:.1f}x (target <= 5x)")
+    print(
+        f"cold time vs raw read:   {statistics.median(to_raw):.1f}x median of {len(to_raw)} "
+        f"rounds (range {to_raw[0]:.1f}-{to_raw[-1]:.1f}x; target <= 5x)"
+    )
     print(f"peak memory / file size: {ours['peak_mb'] / size_mb:.2f} (target <= 2)")
     warm = warm_queries(path, args.queries)
     print(

@@ -68,12 +68,14 @@ def check_size(name: str, size: int) -> None:
         raise _refuse(name, f"is {size} bytes", "max_file_bytes", MAX_FILE_BYTES)
 
 
-def check_vcd(name: str, handle: BinaryIO, size: int) -> None:
+def check_vcd(name: str, handle: BinaryIO, size: int, header_end: int | None = None) -> None:
     """Scan the VCD declarations: signal count and widths, scope depth, header size; then
-    count the value changes of wide signals to bound what they decode to."""
+    count the value changes of wide signals to bound what they decode to. `header_end` is
+    where pywellen's header ends when the caller walked its commands as pywellen does
+    (vcd_scan.parse_header); without it the first MAX_HEADER_BYTES are scanned."""
     check_size(name, size)
     handle.seek(0)
-    header = handle.read(MAX_HEADER_BYTES + len(_END_DEFS))
+    header = handle.read(MAX_HEADER_BYTES + len(_END_DEFS) if header_end is None else header_end)
     end = header.find(_END_DEFS)
     if end < 0:
         if size > MAX_HEADER_BYTES:
@@ -82,7 +84,8 @@ def check_vcd(name: str, handle: BinaryIO, size: int) -> None:
             )
         end = len(header)
     # The whole buffer, not only up to the first $enddefinitions: that one may sit in a
-    # comment, where one parser sees it and another does not.
+    # comment, where one parser sees it and another does not. A walk of the commands knows
+    # which one ends the header, and nothing after it is a declaration.
     declared = header.count(b"$var")  # an upper bound, counted in C before the scan
     if declared > MAX_SIGNALS:
         raise _refuse(name, f"declares {declared} signals", "max_signals", MAX_SIGNALS)

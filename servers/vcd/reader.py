@@ -20,11 +20,15 @@ import pywellen
 from silicon_agent.servers.core.cache import file_digest
 from silicon_agent.servers.core.workspace import InvalidInput
 
-from . import limits
+from . import limits, vcd_scan
 from .values import Raw
 
 CACHE_FILES = 4
 CACHE_TRACES = 64
+# The VCD fast path (vcd_scan) reads a few signals per pass over the file; past this many per
+# call, or this many passes on one file, pywellen parses the whole body once instead.
+FAST_BATCH = 8
+FAST_PASSES = 6
 # Prefixes simulators put above the user's top module (Verilator's TOP, the suite's dump helper).
 WRAPPER_SCOPES = ("TOP.",)
 HELPER_SCOPE = "sa_wave_dump"
@@ -76,10 +80,13 @@ def normalise(name: str) -> str:
     return _RANGE.sub("", text)
 
 
-def sniff(path: Path, name: str | None = None) -> tuple[str, list[str]]:
+def sniff(
+    path: Path, name: str | None = None, header_end: int | None = None
+) -> tuple[str, list[str]]:
     """Refuse what pywellen would misread or choke on, or what would exceed the reader's
     limits, before it parses; returns the format and warnings (a VCD that ends mid-line was
-    cut short). `name` is how messages call the file (path may be a /proc/self/fd link)."""
+    cut short). `name` is how messages call the file (path may be a /proc/self/fd link);
+    `header_end` is where pywellen's VCD header ends, when known (limits.check_vcd)."""
     name = name or path.name
     size = path.stat().st_size
     if size == 0:
@@ -119,7 +126,7 @@ def sniff(path: Path, name: str | None = None) -> tuple[str, list[str]]:
                     "the VCD ends mid-line: it looks truncated (simulation killed?); the last "
                     "partial change was dropped"
                 )
-        limits.check_vcd(name, handle, size)
+        limits.check_vcd(name, handle, size, header_end)
     return "VCD", warnings
 
 
@@ -138,6 +145,78 @@ def _vcd_end_time(path: Path) -> int | None:
     return None
 
 
+class _FastPath:
+    """The VCD fast path of one parsed dump, shared by its views (seen_at): the open file and
+    its map, the id code and width of each bit-vector signal, signals asked for together."""
+
+    def __init__(self, handle: Any, body: vcd_scan.Body, codes: dict[str, vcd_scan.Wanted]):
+        self.handle = handle
+        self.stat = os.fstat(handle.fileno())
+        self.body: vcd_scan.Body | None = body
+        self.codes = codes
+        self.pending: list[str] = []
+        self.passes = 0
+
+    def changed(self) -> bool:
+        now = os.fstat(self.handle.fileno())
+        then = self.stat
+        return (now.st_size, now.st_mtime_ns, now.st_ctime_ns) != (
+            then.st_size,
+            then.st_mtime_ns,
+            then.st_ctime_ns,
+        )
+
+    def off(self) -> None:
+        self.body = None
+        self.pending.clear()
+
+    def reopen(self, source: Path) -> None:
+        """The kept file changed since: read on from `source`, whose bytes the caller just
+        found by digest to be this parse's."""
+        if self.body is None or not self.changed():
+            return
+        try:
+            handle = source.open("rb")
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            self.off()
+            return
+        self.body = self.body.over(data)
+        self.handle, self.stat = handle, os.fstat(handle.fileno())
+
+
+_SIGNAL_ID = re.compile(r"\D*(\d+)\D*")
+
+
+def _fast_path(handle: Any, header: vcd_scan.Header | None, all_vars: list) -> _FastPath | None:
+    """The fast path when the walked header is pywellen's, variable by variable."""
+    if header is None:
+        return None
+    refs = []
+    for var in all_vars:
+        match = _SIGNAL_ID.fullmatch(str(var.signal_ref))
+        if match is None:
+            return None
+        refs.append(int(match.group(1)))
+    if not vcd_scan.match_codes(header.vars, refs):
+        return None
+    codes: dict[str, vcd_scan.Wanted] = {}
+    longest = 2
+    for var, declared in zip(all_vars, header.vars, strict=True):
+        if var.is_real or var.is_string or not declared.size.isdigit():
+            continue
+        width = int(declared.size)
+        if width != int(var.length or 0) or width < 1:
+            continue
+        codes[str(var.signal_ref)] = vcd_scan.Wanted(declared.code, width)
+        longest = max(longest, width + 2)
+    if not codes:
+        return None
+    data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    body = vcd_scan.Body(data, header.body, [d.code for d in header.vars], longest)
+    return _FastPath(handle, body, codes)
+
+
 class WaveFile:
     """One parsed dump. Safe to share between threads for reads once constructed."""
 
@@ -150,6 +229,13 @@ class WaveFile:
         view.path = path
         return view
 
+    def seen_from(self, path: Path, source: Path) -> WaveFile:
+        """seen_at, for a caller whose `source` holds this parse's bytes (by digest): the
+        fast path reads on from it if the file it kept has changed since."""
+        if self._fast is not None:
+            self._fast.reopen(source)
+        return self.seen_at(path)
+
     def __init__(self, path: Path, source: Path | None = None):
         """`path` names the file; `source` (default: path) is where its bytes are read."""
         self.path = path
@@ -157,7 +243,9 @@ class WaveFile:
         stat = source.stat()
         self.size = stat.st_size
         self.mtime_ns = stat.st_mtime_ns
-        self.format, self.warnings = sniff(source, path.name)
+        handle = source.open("rb")
+        header = _walk_header(handle)
+        self.format, self.warnings = sniff(source, path.name, header and header.end)
         try:
             self._wave = pywellen.Waveform(str(source), multi_threaded=True)
             all_vars = list(self._wave.all_vars())
@@ -204,6 +292,10 @@ class WaveFile:
         self._traces: OrderedDict[str, Trace] = OrderedDict()
         self._edges: dict[tuple[str, str], np.ndarray] = {}
         self._end: int | None = None
+        self.digest: str | None = None
+        self._fast = _fast_path(handle, header, all_vars) if self.format == "VCD" else None
+        if self._fast is None:
+            handle.close()
 
     def _cut_note(self) -> str:
         return " (" + self.warnings[0] + ")" if self.warnings else ""
@@ -255,9 +347,57 @@ class WaveFile:
         return None
 
     # --- data --------------------------------------------------------------------------
+    def prefetch(self, infos: list[SignalInfo], every: bool = False) -> None:
+        """Signals a call is about to read: the VCD fast path reads them in one pass, and
+        more than FAST_BATCH of them, or `every` signal, go to pywellen's parse of the whole
+        body (which also checks every change in it)."""
+        fast = self._fast
+        if fast is None or fast.body is None:
+            return
+        wanted = [i.ref for i in infos if i.ref not in self._signals]
+        if every or len(set(wanted)) > FAST_BATCH:
+            fast.off()
+        else:
+            fast.pending.extend(r for r in wanted if r not in fast.pending)
+
+    def _read_fast(self, info: SignalInfo) -> Any:
+        """The signal from the VCD fast path, with the others pending; None to use pywellen."""
+        fast = self._fast
+        if fast is None or fast.body is None or info.ref not in fast.codes:
+            return None
+        if fast.passes >= FAST_PASSES:
+            fast.off()
+            return None
+        refs = [info.ref] + [r for r in fast.pending if r != info.ref and r in fast.codes]
+        refs = [r for r in dict.fromkeys(refs) if r not in self._signals][:FAST_BATCH]
+        fast.pending.clear()
+        if fast.changed():
+            with _cache_lock:
+                if self.digest is not None:
+                    _cache.pop(self.digest, None)
+            raise WaveError(
+                f"file: '{self.path.name}' changed on disk since it was opened",
+                argument="file",
+                hint="Call again: the new contents are read afresh.",
+            )
+        fast.passes += 1
+        got = fast.body.scan([fast.codes[r] for r in refs])
+        if got is None:
+            fast.off()
+            return None
+        for ref in refs[1:]:
+            self._signals[ref] = got[fast.codes[ref].code]
+        return got[fast.codes[info.ref].code]
+
     def signal(self, info: SignalInfo) -> Any:
         sig = self._signals.get(info.ref)
         if sig is None:
+            sig = self._read_fast(info)
+            if sig is not None:
+                self._signals[info.ref] = sig
+                return sig
+            if self._fast is not None:
+                self._fast.off()  # pywellen now holds the whole body: it serves the rest
             try:
                 sig = self._vars[info.name].signal
             except _FATAL:
@@ -286,9 +426,13 @@ class WaveFile:
             if hit is not None:
                 self._traces.move_to_end(info.ref)
                 return hit
-        pairs = list(self.signal(info))
-        times = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
-        trace = Trace(times, [p[1] for p in pairs])
+        sig = self.signal(info)
+        if isinstance(sig, vcd_scan.Changes):
+            trace = Trace(sig.times, sig.values)
+        else:
+            pairs = list(sig)
+            times = np.fromiter((p[0] for p in pairs), dtype=np.int64, count=len(pairs))
+            trace = Trace(times, [p[1] for p in pairs])
         with self._lock:
             self._traces[info.ref] = trace
             while len(self._traces) > CACHE_TRACES:
@@ -378,6 +522,17 @@ class WaveFile:
         return fs // self.fs_per_tick
 
 
+def _walk_header(handle: Any) -> vcd_scan.Header | None:
+    """pywellen's VCD header end and declarations, or None (not a VCD, or unsure)."""
+    try:
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            if view[:1] in (b"\x00", b"G"):
+                return None
+            return vcd_scan.parse_header(view, min(len(view), limits.MAX_HEADER_BYTES + 32))
+    except (ValueError, OSError):
+        return None
+
+
 def _first_line(text: str) -> str:
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     return " ".join(lines[:2])[:300] if lines else "unknown error"
@@ -436,15 +591,19 @@ def open_wave(path: Path, source: Path | None = None) -> tuple[WaveFile, bool]:
         if hit is not None:
             _cache.move_to_end(key)
             stats.hits += 1
-            return hit.seen_at(path), True
-        gate = _loading.setdefault(key, threading.Lock())
+        else:
+            gate = _loading.setdefault(key, threading.Lock())
+    if hit is not None:
+        return hit.seen_from(path, source), True
     with gate:  # two callers asking for the same cold file parse it once
         with _cache_lock:
             hit = _cache.get(key)
             if hit is not None:
                 stats.hits += 1
-                return hit.seen_at(path), True
+        if hit is not None:
+            return hit.seen_from(path, source), True
         wave = WaveFile(path, source)
+        wave.digest = key
         with _cache_lock:
             stats.misses += 1
             _loading.pop(key, None)

@@ -96,9 +96,17 @@ class WaveSession:
                 f"{argument}: {len(names)} signals, at most {MAX_SIGNALS} per call",
                 argument=argument,
             )
-        return [wave.resolve(n, argument) for n in names]
+        infos = [wave.resolve(n, argument) for n in names]
+        wave.prefetch(infos)
+        return infos
 
     def _clock(self, wave: WaveFile, clock: str | None, near: SignalInfo | None = None):
+        found = self._find_clock(wave, clock, near)
+        if found is not None:
+            wave.prefetch([found])
+        return found
+
+    def _find_clock(self, wave: WaveFile, clock: str | None, near: SignalInfo | None):
         if clock:
             return wave.resolve(clock, "clock")
         if near is None:

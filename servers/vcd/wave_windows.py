@@ -240,6 +240,7 @@ class WindowTools(WaveSession):
             count = self._limit(top, "top", 100)
             nets = wave.unique_signals()
             counted = nets[:5000]
+            wave.prefetch(counted, every=True)
             toggles = sorted(
                 (
                     Toggle(name=i.name, width=i.width, changes=max(0, wave.change_count(i) - 1))
