@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from silicon_agent.suite.design import Block
+from silicon_agent.suite.design import Block, testbench_side
 
 from .distill import explain_first_mismatch
 from .feedback import (
@@ -685,12 +685,13 @@ class BlockLoop(MemoryHooks):
         smoke.resume = "smoke"
         path = self.write_smoke_file(smoke)
         verification = self.block.verification
+        design, shared = testbench_side(self.team.sources(self.block), self.team.design.package)
         result = await self.team.tool(
             verification.simulator,
             "run_testbench",
             {
-                "design": self.team.sources(self.block),
-                "testbench": [path],
+                "design": design,
+                "testbench": [*shared, path],
                 "top": smoke.top,
                 "timeout_s": verification.timeout_s,
                 "waves": "vcd",

@@ -386,7 +386,9 @@ class ModemDesk:
         tool = "run_testbench"
         for run in runs:
             tool = f"{run.simulator}.run_testbench"
-            args = testbench_arguments(block, run, seed, sources, prefix=f"{folder}/")
+            args = testbench_arguments(
+                block, run, seed, sources, prefix=f"{folder}/", package=self.design.package
+            )
             limit = float(args["timeout_s"]) + 600
             result = await self.call(run.simulator, "run_testbench", args, limit)
             if result.get("status") == "SIM_FAIL":
