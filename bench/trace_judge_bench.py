@@ -23,12 +23,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from silicon_agent.hdl.registry import load_registry
+from silicon_agent.hdl.registry import PACKAGE_SV, load_registry
 from silicon_agent.hdl.sim import VectorSet, repo_workspace
 from silicon_agent.servers.core.models import Status
 from silicon_agent.servers.core.sv.flow import SimulatorFlow
 from silicon_agent.servers.iverilog.api import Icarus
 from silicon_agent.servers.verilator.api import Verilator
+from silicon_agent.suite.design import testbench_side
 
 COUNTER = "hdl/examples/counter"
 
@@ -79,9 +80,10 @@ async def main_async(repeats: int) -> None:
     try:
         case = next(c for c in vs.generate(block) if c.case == "r2_sf1")
         assert block.trace is not None and block.testbench is not None
+        design, shared = testbench_side(block.rtl, PACKAGE_SV)
         receiver = {
-            "design": list(block.rtl),
-            "testbench": [block.testbench],
+            "design": design,
+            "testbench": [*shared, block.testbench],
             "top": block.tb_top,
             "include_dirs": [str(Path(block.testbench).parent)],
             "plusargs": [*case.plusargs, "SEED=1"],

@@ -20,7 +20,7 @@ import statistics
 import time
 from pathlib import Path
 
-from silicon_agent.hdl.registry import REPO, load_registry
+from silicon_agent.hdl.registry import PACKAGE_SV, REPO, load_registry
 from silicon_agent.hdl.sim import VectorSet, repo_workspace
 from silicon_agent.servers.core.cache import NO_CACHE_ENV
 from silicon_agent.servers.core.models import Status
@@ -28,6 +28,7 @@ from silicon_agent.servers.core.sv.one_text import preprocess
 from silicon_agent.servers.core.sv.slang_check import analyze
 from silicon_agent.servers.core.workspace import Workspace
 from silicon_agent.servers.iverilog.api import Icarus
+from silicon_agent.suite.design import testbench_side
 
 STUB = ".silicon-agent/bench/verdict_stub.sv"
 
@@ -127,12 +128,13 @@ def main() -> None:
     vectors = VectorSet(workspace, "verdict-bench")
     try:
         case = vectors.generate(block, seed=1)[0]
+        design, shared = testbench_side(block.rtl, PACKAGE_SV)
         measure(
             f"receiver block {block.name} (case {case.case})",
             workspace,
             args.reps,
-            list(block.rtl),
-            [block.testbench],
+            design,
+            [*shared, block.testbench],
             include_dirs=[str(Path(block.testbench).parent)],
             top=block.tb_top,
             plusargs=[*case.plusargs, "SEED=1"],

@@ -16,12 +16,13 @@ from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from pydantic import BaseModel, ConfigDict, Field
 
-from silicon_agent.hdl.registry import REPO, Block, block_trace, load_sidecar
+from silicon_agent.hdl.registry import PACKAGE_SV, REPO, Block, block_trace, load_sidecar
 from silicon_agent.hdl.trace_expect import expected_beats
 from silicon_agent.servers.core.models import ToolResult
 from silicon_agent.servers.core.workspace import Workspace
 from silicon_agent.servers.iverilog import server as iverilog_server
 from silicon_agent.servers.verilator import server as verilator_server
+from silicon_agent.suite.design import testbench_side
 
 SimulatorName = Literal["iverilog", "verilator"]
 
@@ -152,9 +153,10 @@ async def run_case(
     """Compile (or reuse) the block with its testbench and run one vector case."""
     if block.testbench is None:
         raise ValueError(f"{block.name} has no testbench yet")
+    files, package = testbench_side(design or block.rtl, PACKAGE_SV)
     return await sim.run_testbench(
-        design=list(design or block.rtl),
-        testbench=[block.testbench],
+        design=files,
+        testbench=[*package, block.testbench],
         # The testbench's own folder, for the harness it includes (tb_harness.svh).
         include_dirs=[str(Path(block.testbench).parent)],
         top=block.tb_top,

@@ -4,32 +4,136 @@ signals around the failure, never the testbench's)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
+
+from silicon_agent.suite.design import Block
 
 ToolCall = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 DIGEST_KEYS = ("signal", "notes", "clock", "time", "cycle", "value", "changed_at")
 DIGEST_KEYS_MORE = ("changed_at_cycle", "previous_value", "cone", "handshakes")
+_PORT = re.compile(
+    r"\b(?:input|output|inout)\b(?:\s+(?:wire|logic|reg|var|signed|unsigned))*"
+    r"(?:\s*\[[^\]]*\])*\s*([A-Za-z_]\w*)"
+)
+
+
+@dataclass(frozen=True)
+class Dut:
+    """What is known to be the design under test's, from the registry and never from what a
+    run printed: its instance below the testbench top (the trace spec's `dut`, else `dut`)
+    and its ports."""
+
+    top: str
+    instance: str
+    ports: frozenset[str]
+
+    @classmethod
+    def of(cls, block: Block, top: str | None = None) -> Dut | None:
+        """The block's DUT below `top` (default: its hidden testbench's top)."""
+        top = top or (block.verification.top if block.verification is not None else None)
+        if not top:
+            return None
+        ports = {p.name for p in block.ports} or set(_PORT.findall(block.interface))
+        instance = str((block.trace or {}).get("dut") or "dut")
+        return cls(top, instance, frozenset(ports))
+
+    @property
+    def scope(self) -> str:
+        return f"{self.top}.{self.instance}"
+
+    def port(self, printed: object) -> str | None:
+        """The DUT port a printed signal name stands for (`m_axis_tdata_o`,
+        `tb.dut.m_axis_tdata_o[7:0]`), or None: a name that is not one is never looked up."""
+        if not isinstance(printed, str):
+            return None
+        name = printed.strip().removeprefix("TOP.").split("[")[0]
+        leaf = name.rsplit(".", 1)[-1]
+        if leaf not in self.ports:
+            return None
+        if "." in name and name not in (f"{self.scope}.{leaf}", f"{self.instance}.{leaf}"):
+            return None
+        return leaf
+
+    def inside(self, name: object) -> bool:
+        return isinstance(name, str) and name.removeprefix("TOP.").startswith(self.scope + ".")
+
+    def mismatch(self, mismatch: dict[str, Any] | None) -> dict[str, Any] | None:
+        """A first mismatch as the designer may see it: its signal only when it names a port
+        of the DUT (as that port), else none."""
+        if not isinstance(mismatch, dict):
+            return None
+        return {**mismatch, "signal": self.port(mismatch.get("signal"))}
+
+
+def refusal(message: str) -> dict[str, Any]:
+    return {
+        "ok": False,
+        "error": {
+            "message": message,
+            "hint": "Only signals of the design under test are explained: its ports, by name.",
+        },
+    }
 
 
 async def explain_first_mismatch(
-    call: ToolCall, waves: str, mismatch: dict[str, Any], sources: list[str]
+    call: ToolCall, waves: str, mismatch: dict[str, Any], sources: list[str], dut: Dut | None
 ) -> dict[str, Any]:
-    """`explain_mismatch` on the dump; a testbench that names its signals after the ports is
-    asked again for the design's `dut.<port>`."""
+    """`explain_mismatch` on the dump, for the DUT port the first mismatch names, asked by its
+    full name under the DUT's instance; a name that is not a DUT port is refused, never looked
+    up, and whatever the answer shows outside the DUT's scope is left out."""
+    port = dut.port(mismatch.get("signal")) if dut is not None else None
+    if dut is None or port is None:
+        return refusal(
+            f"the first mismatch names {str(mismatch.get('signal'))[:80]!r}, which is not a "
+            "port of the design under test"
+        )
     args: dict[str, Any] = {
         "file": waves,
-        "signal": mismatch.get("signal"),
+        "signal": f"{dut.scope}.{port}",
         "time": mismatch.get("time"),
         "sources": sources,
         "expected": mismatch.get("expected"),
     }
-    result = await call(args)
-    message = str((result.get("error") or {}).get("message", ""))
-    if "ambiguous" in message and "." not in str(args["signal"]):
-        args["signal"] = f"dut.{args['signal']}"
-        result = await call(args)
-    return result
+    return within(await call(args), dut)
+
+
+def within(result: dict[str, Any], dut: Dut) -> dict[str, Any]:
+    """An explanation cut to the DUT's scope: cone entries, window columns and handshakes of
+    signals outside it are dropped (a cone net resolved by its leaf could be the testbench's)."""
+    if result.get("signal") is not None and not dut.inside(result.get("signal")):
+        return refusal("the explanation named a signal outside the design under test")
+    out = dict(result)
+    if isinstance(out.get("cone"), list):
+        out["cone"] = [
+            {**c, "dump": c.get("dump") if dut.inside(c.get("dump")) else None}
+            for c in out["cone"]
+            if isinstance(c, dict)
+        ]
+    window = out.get("window")
+    if isinstance(window, dict):
+        names = [n for n in window.get("signals") or [] if dut.inside(n)]
+        out["window"] = {
+            **window,
+            "signals": names,
+            "rows": [
+                {
+                    **row,
+                    "values": {n: v for n, v in (row.get("values") or {}).items() if dut.inside(n)},
+                }
+                for row in window.get("rows") or []
+                if isinstance(row, dict)
+            ],
+        }
+    if isinstance(out.get("handshakes"), list):
+        shown = [h for h in out["handshakes"] if isinstance(h, dict)]
+        out["handshakes"] = [h for h in shown if dut.inside(h.get("prefix"))]
+        dropped = [f"{h.get('prefix')}:" for h in shown if not dut.inside(h.get("prefix"))]
+        if isinstance(out.get("notes"), list) and dropped:
+            out["notes"] = [n for n in out["notes"] if not str(n).startswith(tuple(dropped))]
+    return out
 
 
 def digest(result: dict[str, Any]) -> dict[str, Any]:

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from silicon_agent.suite.design import Block
+from silicon_agent.suite.design import Block, testbench_side
 
-from .distill import explain_first_mismatch
+from .distill import Dut, explain_first_mismatch
 from .feedback import (
     compact_diagnostics,
     diagnostic_signature,
@@ -466,10 +466,13 @@ class BlockLoop(MemoryHooks):
         diagnostics = compact_diagnostics(result, self.team.hidden)
         if status == "SIM_FAIL":
             waves = (result.get("artifacts") or {}).get("waves")
+            dut = Dut.of(self.block)
+            # the hidden testbench's line names the DUT's port, or no signal is shown
+            mismatch = dut.mismatch(result.get("first_mismatch")) if dut else None
             picture = render_mismatch(
                 self.team.workspace,
                 waves,
-                result.get("first_mismatch"),
+                mismatch,
                 self.team.folder,
                 self.block.name,
                 state.iteration,
@@ -480,7 +483,7 @@ class BlockLoop(MemoryHooks):
                 kind="simulation",
                 summary=detail["summary"],
                 diagnostics=[d for d in diagnostics if d.get("category") != "SIM_MISMATCH"],
-                mismatch=result.get("first_mismatch"),
+                mismatch=mismatch,
                 waves=waves,
             )
             signature = mismatch_signature(
@@ -520,8 +523,11 @@ class BlockLoop(MemoryHooks):
         async def call(args: dict[str, Any]) -> dict[str, Any]:
             return await self.team.use("explain", args, ledger, tag)
 
+        # Only the DUT's signals are explained: its ports below the testbench top that ran.
+        smoke = state.smoke.top if feedback.kind == "smoke" and state.smoke else None
+        dut = Dut.of(self.block, top=smoke)
         result = await explain_first_mismatch(
-            call, feedback.waves, feedback.mismatch, self.team.sources(self.block)
+            call, feedback.waves, feedback.mismatch, self.team.sources(self.block), dut
         )
         text = scrub(json.dumps(result, indent=1), self.team.hidden)
         feedback.explanation = text[:4000]
@@ -685,12 +691,13 @@ class BlockLoop(MemoryHooks):
         smoke.resume = "smoke"
         path = self.write_smoke_file(smoke)
         verification = self.block.verification
+        design, shared = testbench_side(self.team.sources(self.block), self.team.design.package)
         result = await self.team.tool(
             verification.simulator,
             "run_testbench",
             {
-                "design": self.team.sources(self.block),
-                "testbench": [path],
+                "design": design,
+                "testbench": [*shared, path],
                 "top": smoke.top,
                 "timeout_s": verification.timeout_s,
                 "waves": "vcd",

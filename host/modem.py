@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from silicon_agent.suite.design import Block, Design, SimulatorName
+from silicon_agent.suite.design import Block, Design, SimulatorName, testbench_side
 
 HIDDEN_DIR = "hidden"
 
@@ -199,20 +199,27 @@ def designed_blocks(design: Design, only: list[str] | None) -> list[str]:
 
 
 def testbench_arguments(
-    block: Block, run: JudgeRun, seed: int, sources: list[str], prefix: str = ""
+    block: Block,
+    run: JudgeRun,
+    seed: int,
+    sources: list[str],
+    prefix: str = "",
+    package: str | None = None,
 ) -> dict[str, Any]:
     """The `run_testbench` arguments of one hidden run (`prefix`: the staged folder within
     the servers' workspace, when it is not the workspace itself). The trace judge's spec goes
     along when the run has expected beats: a candidate that prints the testbench's summary
-    line itself is caught by the server's own trace of its output beats."""
+    line itself is caught by the server's own trace of its output beats. The shared `package`
+    (as staged, without the prefix) goes among the testbench files."""
     from silicon_agent.hdl.registry import block_trace
 
     assert block.verification is not None
     v = block.verification
     trace = block_trace(block) if run.expected else None
+    design, shared = testbench_side(sources, prefix + package if package else None)
     return {
-        "design": sources,
-        "testbench": [prefix + p for p in v.testbench],
+        "design": design,
+        "testbench": [*shared, *(prefix + p for p in v.testbench)],
         "include_dirs": [prefix + p for p in v.include_dirs],
         "top": v.top,
         "plusargs": [*run.plusargs, f"SEED={seed}"],

@@ -18,7 +18,7 @@ from silicon_agent.host.design_file import LoadedDesign, load_design
 from silicon_agent.servers.core.workspace import InvalidInput, open_beneath
 from silicon_agent.suite.design import Block, Port, SimulatorName
 
-from .distill import digest, explain_first_mismatch
+from .distill import Dut, digest, explain_first_mismatch
 from .feedback import HIDDEN, compact_diagnostics, scrub
 from .mcp_client import McpConfig, ServerPool
 from .modem import new_seed, stage, testbench_arguments
@@ -386,7 +386,9 @@ class ModemDesk:
         tool = "run_testbench"
         for run in runs:
             tool = f"{run.simulator}.run_testbench"
-            args = testbench_arguments(block, run, seed, sources, prefix=f"{folder}/")
+            args = testbench_arguments(
+                block, run, seed, sources, prefix=f"{folder}/", package=self.design.package
+            )
             limit = float(args["timeout_s"]) + 600
             result = await self.call(run.simulator, "run_testbench", args, limit)
             if result.get("status") == "SIM_FAIL":
@@ -422,7 +424,9 @@ class ModemDesk:
         if isinstance(trace, dict):
             keys = ("passed", "agrees", "beats", "mismatch_count", "summary")
             verdict.trace = {k: trace.get(k) for k in keys}
-        mismatch = result.get("first_mismatch")
+        dut = Dut.of(block)
+        # Whatever the printed line says, only a port of the DUT is named or explained.
+        mismatch = dut.mismatch(result.get("first_mismatch")) if dut else None
         if status == "SIM_FAIL" and isinstance(mismatch, dict):
             verdict.first_mismatch = {
                 k: mismatch.get(k) for k in ("signal", "time", "cycle", "expected", "actual")
@@ -433,7 +437,7 @@ class ModemDesk:
                 async def explain(args: dict[str, Any]) -> dict[str, Any]:
                     return await self.call("vcd", "explain_mismatch", args, 300)
 
-                explained = await explain_first_mismatch(explain, waves, mismatch, sources)
+                explained = await explain_first_mismatch(explain, waves, mismatch, sources, dut)
                 text = clean(json.dumps(digest(explained)), hidden, folder)
                 verdict.explanation = json.loads(text)
         return verdict

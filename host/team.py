@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 from silicon_agent.host.design_file import LoadedDesign
-from silicon_agent.suite.design import Block, hidden_paths
+from silicon_agent.suite.design import Block, hidden_paths, testbench_side
 
 from .config import HostConfig
 from .llm.gateway import Gateway, Ledger
@@ -126,13 +126,16 @@ class Team:
                 (
                     f"{r.case}@{r.simulator}",
                     r.simulator,
-                    testbench_arguments(block, r, seed, self.sources(block)),
+                    testbench_arguments(
+                        block, r, seed, self.sources(block), package=self.design.package
+                    ),
                 )
                 for r in runs
             ]
+        design, shared = testbench_side(self.sources(block), self.design.package)
         arguments = {
-            "design": self.sources(block),
-            "testbench": v.testbench,
+            "design": design,
+            "testbench": [*shared, *v.testbench],
             "top": v.top,
             "timeout_s": v.timeout_s,
             "waves": "vcd",

@@ -6,6 +6,7 @@ a testbench whose golden vectors a refmodels generator writes for each run)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
@@ -258,6 +259,14 @@ class Design(BaseModel):
     def generated(self) -> bool:
         """Its golden vectors are generated per run: a run stages a private workspace."""
         return any(b.vectors is not None for b in self.blocks)
+
+
+def testbench_side(files: Sequence[str], package: str | None) -> tuple[list[str], list[str]]:
+    """A block's files as run_testbench takes them: (design, testbench-side). The shared
+    package is the testbench's: its constants size the testbench's vectors and checks, so it
+    goes among the testbench files (the servers compile it ahead of the design text and refuse
+    a design that defines a package the testbench uses)."""
+    return [f for f in files if f != package], [f for f in files if f == package]
 
 
 def topological_order(design: Design) -> list[str]:

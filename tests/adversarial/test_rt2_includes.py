@@ -75,8 +75,9 @@ def crc_run(tool: Icarus | Verilator, case: VectorCase, trace: bool) -> ToolResu
         spec = block_trace(block).spec(case.expected).model_dump()  # type: ignore[union-attr]
     return asyncio.run(
         tool.run_testbench(
-            DESIGN,
-            [TB],
+            DESIGN[1:],
+            # The shared package is the testbench's (a design may not define it).
+            [DESIGN[0], TB],
             top="tb_crc_checker",
             include_dirs=["hdl/tb"],
             plusargs=[*case.plusargs, "SEED=1"],

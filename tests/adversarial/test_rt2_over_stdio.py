@@ -37,7 +37,7 @@ async def test_planted_harness_over_stdio() -> None:
             "silicon_agent.servers.iverilog.server",
             root,
             "run_testbench",
-            {"design": DESIGN, "testbench": [TB], "top": "tb_crc_checker",
+            {"design": DESIGN[1:], "testbench": [DESIGN[0], TB], "top": "tb_crc_checker",
              "include_dirs": ["hdl/tb"], "plusargs": [*case.plusargs, "SEED=1"],
              "timeout_s": 300},
         )  # fmt: skip

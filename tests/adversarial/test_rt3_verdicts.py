@@ -138,7 +138,7 @@ async def test_harness_lines_alone_are_the_report_of_a_block_testbench(crc) -> N
     forged += 'expected=1 actual=2\\nMismatches: 0 in 8 samples");\nendmodule'
     head, _, tail = rtl.rpartition("endmodule")
     design = put(root, "rt3/crc_forge.sv", head + forged + tail)
-    out = await call(IVERILOG, root, {"design": [DESIGN[0], design], "testbench": [TB],
+    out = await call(IVERILOG, root, {"design": [design], "testbench": [DESIGN[0], TB],
                                       "top": "tb_crc_checker", "include_dirs": ["hdl/tb"],
                                       "plusargs": [*case.plusargs, "SEED=1"],
                                       "timeout_s": 300})  # fmt: skip
@@ -155,7 +155,7 @@ async def test_a_design_cannot_define_the_harness_tag_function(crc) -> None:
     root, _, case = crc
     shadow = 'function automatic string tb_verdict_tag();\n  return "";\nendfunction\n'
     design = put(root, "rt3/crc_shadow.sv", shadow + (root / DESIGN[1]).read_text())
-    out = await call(IVERILOG, root, {"design": [DESIGN[0], design], "testbench": [TB],
+    out = await call(IVERILOG, root, {"design": [design], "testbench": [DESIGN[0], TB],
                                       "top": "tb_crc_checker", "include_dirs": ["hdl/tb"],
                                       "plusargs": [*case.plusargs, "SEED=1"],
                                       "timeout_s": 300})  # fmt: skip

@@ -1,8 +1,8 @@
 """Red team rt3v: the verdict rules of issue 29 attacked through run_testbench over MCP stdio.
 
-Holes (strict xfail until fixed; the first three are fixed: a package member named like the
-testbench's file-level functions is refused, a line past the cap is kept as its start, a
-VerilogEval hint counts only at the start of a line):
+Holes, all fixed: a package member named like the testbench's file-level functions is
+refused, a line past the cap is kept as its start, a VerilogEval hint counts only at the start
+of a line, and a package the testbench uses is the testbench's (a design defining it is refused):
 - Package shadowing of the harness tag. A design package that the block testbench imports
   (`import lte_baseband_pkg::*`) defines `tb_verdict_tag`: the wildcard import binds the
   harness's calls to the design's function before the compilation unit's, so every harness line
@@ -18,8 +18,8 @@ VerilogEval hint counts only at the start of a line):
 - Package constants narrow the testbench: the block testbench sizes its vectors and compares
   by the design package's widths; with LLR_W = 1 the descrambler's check reads one bit that
   descrambling never changes, and a pass-through with no scrambling sequence PASSes (a fix
-  that only refuses the harness's name in a package leaves this open). Both simulators PASS
-  it (tested here on iverilog); with the trace the verdict is withheld.
+  that only refuses the harness's name in a package leaves this open). Both simulators PASSed
+  it; with the trace the verdict was withheld.
 - A VerilogEval hint inside the design's one-line $error is read as a mismatch (the hint is
   searched anywhere in a line, before the line is seen as a design report): the first mismatch
   names the testbench's model (iverilog).
@@ -77,8 +77,8 @@ def crc() -> Iterator[tuple[Path, Workspace, object]]:
     shutil.rmtree(made[0], ignore_errors=True)
 
 
-def crc_arguments(case: object, design: list[str]) -> dict:
-    return {"design": design, "testbench": [TB], "top": "tb_crc_checker",
+def crc_arguments(case: object, design: list[str], bench: tuple[str, ...] = (TB,)) -> dict:
+    return {"design": design, "testbench": list(bench), "top": "tb_crc_checker",
             "include_dirs": ["hdl/tb"], "plusargs": [*case.plusargs, "SEED=1"],  # type: ignore[attr-defined]
             "timeout_s": 300}  # fmt: skip
 
@@ -88,7 +88,7 @@ async def test_the_null_crc_checker_fails_with_the_suite_package(crc) -> None:
     """The baseline: the design below fails its block testbench on the real package."""
     root, _, case = crc
     null = put(root, "rt3v/null_crc.sv", NULL_CRC)
-    out = await call(IVERILOG, root, crc_arguments(case, [DESIGN[0], null]))
+    out = await call(IVERILOG, root, crc_arguments(case, [null], (DESIGN[0], TB)))
     assert out["status"] == "SIM_FAIL" and out["mismatch_count"], out["summary"]
 
 
@@ -271,24 +271,54 @@ def descrambler() -> Iterator[tuple[Path, object]]:
     shutil.rmtree(root, ignore_errors=True)
 
 
+def descrambler_arguments(case: object, design: list[str], bench: list[str]) -> dict:
+    return {"design": design, "testbench": [*bench, "hdl/tb/tb_descrambler.sv"],
+            "top": "tb_descrambler", "include_dirs": ["hdl/tb"],
+            "plusargs": [*case.plusargs, "SEED=1"], "timeout_s": 300}  # type: ignore[attr-defined]  # fmt: skip
+
+
 @pytest.mark.anyio
-@pytest.mark.parametrize("narrow", [False, pytest.param(True, marks=pytest.mark.xfail(
-    strict=True,
-    reason="rt3v hole: a design package's LLR_W = 1 narrows the block testbench's compare to "
-    "a bit descrambling never changes; a pass-through descrambler PASSes",
-))])  # fmt: skip
-async def test_design_package_constants_cannot_narrow_the_testbench(
-    narrow: bool, descrambler
-) -> None:
+async def test_the_pass_through_fails_with_the_suite_package(descrambler) -> None:
+    """The baseline: with the suite's package among the testbench files the wire fails."""
     root, case = descrambler
+    wire = put(root, "rt3v/pass_through.sv", PASS_THROUGH)
+    out = await call(IVERILOG, root, descrambler_arguments(case, [wire], [DESIGN[0]]))
+    assert out["status"] == "SIM_FAIL" and out["mismatch_count"], out["summary"]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("module", "beside"),
+    [
+        (IVERILOG, False),
+        (IVERILOG, True),
+        (VERILATOR, False),
+        # Verilator's whole build runs before slang's refusal: about a minute.
+        pytest.param(VERILATOR, True, marks=pytest.mark.slow),
+    ],
+)
+async def test_design_package_constants_cannot_narrow_the_testbench(
+    module: str, beside: bool, descrambler
+) -> None:
+    """A design that brings the package the testbench imports (narrowed to LLR_W = 1) is
+    refused by construction, whether or not the suite's own copy is among the testbench files:
+    a package the testbench uses is the testbench's."""
+    root, case = descrambler
+    if module == VERILATOR:
+        verilator_or_skip(root)
     package = (REPO / DESIGN[0]).read_text()
     assert "localparam int LLR_W = 8;" in package
-    if narrow:
-        package = package.replace("localparam int LLR_W = 8;", "localparam int LLR_W = 1;")
-    pkg = put(root, f"rt3v/pkg_{int(narrow)}.sv", package)
+    narrow = put(
+        root,
+        "rt3v/pkg_narrow.sv",
+        package.replace("localparam int LLR_W = 8;", "localparam int LLR_W = 1;"),
+    )
     wire = put(root, "rt3v/pass_through.sv", PASS_THROUGH)
-    out = await call(IVERILOG, root, {
-        "design": [pkg, wire], "testbench": ["hdl/tb/tb_descrambler.sv"],
-        "top": "tb_descrambler", "include_dirs": ["hdl/tb"],
-        "plusargs": [*case.plusargs, "SEED=1"], "timeout_s": 300})  # type: ignore[attr-defined]  # fmt: skip
-    assert out["status"] != "PASS", out["summary"]
+    bench = [DESIGN[0]] if beside else []
+    out = await call(module, root, descrambler_arguments(case, [narrow, wire], bench))
+    assert out["status"] == "COMPILE_FAIL", out["summary"]
+    refused = [d for d in out["diagnostics"] if d.get("code") == "design-package"]
+    line = package.splitlines().index("package lte_baseband_pkg;") + 1
+    assert refused and refused[0]["file"] == narrow and refused[0]["line"] == line, out
+    assert "'lte_baseband_pkg'" in refused[0]["message"], refused[0]
+    assert "do not redefine" in refused[0]["hint"], refused[0]

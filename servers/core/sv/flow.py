@@ -31,7 +31,7 @@ from . import inputs
 from . import trace as trace_judge
 from .design_rules import WAVE_DUMP_MODULE, is_data_file
 from .enrich import add_snippets, merge
-from .includes import include_closure, is_regular_file
+from .includes import declares_package, include_closure, is_regular_file
 from .one_text import DesignText, preprocess
 from .slang_check import SlangReport, analyze
 from .verdict import VERDICT_LINES, VERDICT_PLUSARG, judge
@@ -378,7 +378,11 @@ class SimulatorFlow(ABC):
             # The compiler gets the bytes the checks read, never the design files themselves.
             design_path = out_dir / "design.sv"
             atomic_write(design_path, design_text.text)
-            compiled = replace(src, files=[design_path, *src.bench], design=[design_path])
+            # A testbench package goes ahead of the design text that imports it (a design may
+            # not define one the testbench uses: slang_check refuses it).
+            first = [p for p in src.bench if declares_package(p)]
+            rest = [p for p in src.bench if p not in first]
+            compiled = replace(src, files=[*first, design_path, *rest], design=[design_path])
             text_names = [self.workspace.relative(design_path)]
         slang_task = asyncio.ensure_future(self.slang_report(src, limit_s, design_text=design_text))
         if src.top is None and self.binds_wave_dump and waves != "none":

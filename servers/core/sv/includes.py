@@ -19,11 +19,18 @@ MAX_INCLUDED_FILES = 500
 MAX_DEPTH = 16
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _INCLUDE = re.compile(r'`include\b\s*(?P<arg>"[^"\n]*"|<[^>\n]*>|\S+)')
+_PACKAGE = re.compile(r"^\s*package\s+(?:(?:automatic|static)\s+)?[A-Za-z_]\w*\s*;", re.M)
 
 
 def strip_comments(text: str) -> str:
     """Comments blanked out (newlines kept, so line numbers stay right)."""
     return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def declares_package(path: Path) -> bool:
+    """Whether a (testbench) file declares a package: the compilers need it before the design
+    text that imports it. Only the order depends on it, never a check."""
+    return bool(_PACKAGE.search(strip_comments(path.read_text(errors="replace"))))
 
 
 def is_regular_file(path: Path) -> bool:

@@ -151,7 +151,9 @@ def analyze(
     if design_text is not None and design_tree is not None:
         report.forbidden += design_text.refused
         report.forbidden += _upward_references(places, compilation)
-        report.forbidden += _taken_names(places, design_tree, bench_trees)
+        used = _bench_packages(bench_trees)
+        report.forbidden += _testbench_packages(places, design_tree, used)
+        report.forbidden += _taken_names(places, design_tree, bench_trees, used)
         report.forbidden += _names_outside(places, design_tree)
         report.diagnostics = design_text.remap(report.diagnostics, [DESIGN_NAME])
         report.design_errors = design_text.remap(report.design_errors, [DESIGN_NAME])
@@ -269,8 +271,50 @@ def _package_members(tree: SyntaxTree) -> list[tuple[str, str, object]]:
     return found
 
 
+def _bench_packages(bench_trees: Sequence[SyntaxTree]) -> set[str]:
+    """The packages (and classes) the testbench names: imported or exported (`import p::*`,
+    `import p::x`) or scoped (`p::W`, `p::t`), anywhere in its files."""
+    used: set[str] = set()
+
+    def visit(node: object) -> VisitAction:
+        kind = getattr(getattr(node, "kind", None), "name", "")
+        if kind == "PackageImportItem":
+            used.add(node.package.valueText)  # type: ignore[attr-defined]
+        elif kind == "ScopedName" and node.separator.valueText == "::":  # type: ignore[attr-defined]
+            left = node.left  # type: ignore[attr-defined]
+            if left.kind.name in ("IdentifierName", "IdentifierSelectName"):
+                used.add(left.identifier.valueText)
+        return VisitAction.Advance
+
+    for tree in bench_trees:
+        tree.root.visit(visit)
+    return used
+
+
+def _testbench_packages(
+    places: _Places, design_tree: SyntaxTree, used: set[str]
+) -> list[Diagnostic]:
+    """A package the testbench uses is the testbench's: its constants size the vectors and
+    the checks (a design's `LLR_W = 1` would narrow a compare to a bit it never changes), so a
+    design that defines one, its own copy or not, is refused."""
+    return [
+        places.forbidden(
+            location,
+            f"the {kind} '{name}' (the testbench uses it, so it is the testbench's)",
+            f"Use the suite's package: list its file among the testbench files, import it in "
+            f"the design, and do not redefine '{name}' in a design source.",
+            code="design-package",
+        )
+        for kind, name, location in _definitions(design_tree)
+        if kind in ("package", "class") and name in used
+    ]
+
+
 def _taken_names(
-    places: _Places, design_tree: SyntaxTree, bench_trees: Sequence[SyntaxTree]
+    places: _Places,
+    design_tree: SyntaxTree,
+    bench_trees: Sequence[SyntaxTree],
+    used: set[str],
 ) -> list[Diagnostic]:
     """A design definition named like a testbench one, or like one the server compiles beside
     it (the wave dump, the trace), would replace it on one simulator or the other (Verilator
@@ -295,7 +339,9 @@ def _taken_names(
             code="design-name",
         )
         for kind, name, location in [*_definitions(design_tree), *_unit_subroutines(design_tree)]
-        if name in bench_names or is_suite_name(name)
+        if (name in bench_names or is_suite_name(name))
+        # a package the testbench uses has its own refusal (_testbench_packages)
+        and not (kind in ("package", "class") and name in used)
     ] + [
         places.forbidden(
             location,
