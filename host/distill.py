@@ -9,7 +9,7 @@ from typing import Any
 
 ToolCall = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 DIGEST_KEYS = ("signal", "notes", "clock", "time", "cycle", "value", "changed_at")
-DIGEST_KEYS_MORE = ("changed_at_cycle", "previous_value", "cone", "handshakes")
+DIGEST_KEYS_MORE = ("changed_at_cycle", "previous_value", "inputs", "cone", "handshakes")
 
 
 async def explain_first_mismatch(
@@ -23,6 +23,11 @@ async def explain_first_mismatch(
         "time": mismatch.get("time"),
         "sources": sources,
         "expected": mismatch.get("expected"),
+        # the values that made the wrong output, as far back as the design goes; nothing
+        # after the mismatch (the testbench's later stimulus stays hidden)
+        "follow": "data",
+        "depth": 16,
+        "cycles_after": 0,
     }
     result = await call(args)
     message = str((result.get("error") or {}).get("message", ""))
@@ -54,5 +59,79 @@ def digest(result: dict[str, Any]) -> dict[str, Any]:
             ],
         }
     if result.get("error"):
-        out["error"] = result["error"]
+        # the reason only: its hint names waveform tools the reader of a digest may not have
+        out["error"] = {"message": (result["error"] or {}).get("message")}
     return out
+
+
+# The hidden harness's watchdog reports a stalled design as a mismatch of the beat count
+# (hdl/tb/tb_harness.svh, TB_WATCHDOG): expected beats, beats seen.
+WATCHDOG_SIGNAL = "beats"
+MODEM_HINT = {
+    "mismatch": "Read explanation: the input beats that made the wrong output, and the cone's "
+    "source lines; fix the arithmetic there and call verify_block again.",
+    "no_output": "The design stopped producing output: check the handshake statistics (a "
+    "tready or tvalid that stays low), the reset and the conditions of the valid/ready logic "
+    "against block_brief, then call verify_block again.",
+    "timeout": "The simulation did not finish in time: look for a loop that never ends or a "
+    "stream that never drains, then call verify_block again.",
+    "crash": "The simulator stopped without a verdict: see diagnostics; simplify the construct "
+    "it names, or try the other simulator with verify_block(simulator=...).",
+    "harness": "The errors are in the hidden testbench where it meets the candidate: compare "
+    "the module header (names, directions, widths) with block_brief's interface, then call "
+    "verify_block again.",
+    "compile": "Fix the errors in diagnostics (file and line are the candidate's own), then "
+    "call verify_block again.",
+}
+
+
+def hex_count(text: object) -> int | None:
+    try:
+        return int(str(text), 16)
+    except ValueError:
+        return None
+
+
+def is_watchdog(mismatch: dict[str, Any] | None) -> bool:
+    return isinstance(mismatch, dict) and mismatch.get("signal") == WATCHDOG_SIGNAL
+
+
+def no_output_message(mismatch: dict[str, Any]) -> str:
+    expected, seen = hex_count(mismatch.get("expected")), hex_count(mismatch.get("actual"))
+    return (
+        f"no output: the design gave {seen if seen is not None else '?'} of "
+        f"{expected if expected is not None else '?'} expected output beats and then none "
+        f"until the harness stopped it at cycle {mismatch.get('cycle')}"
+    )
+
+
+def port_stalls(stats: list[dict[str, Any]], ports: set[str], end_cycle: int) -> list[str]:
+    """Each of the design's streams in words: beats, and which of tvalid/tready stayed low
+    for how long."""
+    lines: list[str] = []
+    seen: set[str] = set()
+    for hs in stats:
+        prefix = str(hs.get("prefix", ""))
+        name = prefix.rsplit(".", 1)[-1]
+        valid = str(hs.get("valid", "")).rsplit(".", 1)[-1]
+        if name in seen or valid not in ports:
+            continue
+        seen.add(name)
+        side = "input" if valid.endswith("_i") else "output" if valid.endswith("_o") else "stream"
+        last = hs.get("last_beat_cycle")
+        quiet = end_cycle - (last if last is not None else -1)
+        text = (
+            f"{name} ({side}): {hs.get('beats', 0)} beats"
+            + (f", the last at cycle {last}" if last is not None else "")
+            + f", none for the last {quiet} cycles; tvalid high with tready low "
+            f"{hs.get('stalls', 0)} cycles (longest {hs.get('longest_stall', 0)}"
+            + (
+                f" from cycle {hs.get('longest_stall_cycle')}"
+                if hs.get("longest_stall_cycle") is not None
+                else ""
+            )
+            + f"), tready high with tvalid low {hs.get('bubbles', 0)} cycles, both low "
+            f"{hs.get('idle', 0)} cycles"
+        )
+        lines.append(text)
+    return lines
