@@ -4,6 +4,7 @@ signals around the failure, never the testbench's)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -64,6 +65,27 @@ def digest(result: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def prompt_digest(result: dict[str, Any], limit: int = 4000) -> str:
+    """The digest as a model reads it: compact JSON within `limit` characters; the window
+    loses its earliest rows first, then the cone its deepest nets (the notes say the rest)."""
+    out = digest(result)
+    out.pop("handshakes", None)  # the notes hold them in words
+    text = json.dumps(out, separators=(",", ":"))
+    rows = (out.get("window") or {}).get("rows") or []
+    while len(text) > limit and len(rows) > 2:
+        del rows[0]
+        text = json.dumps(out, separators=(",", ":"))
+    cone = out.get("cone") or []
+    while len(text) > limit and len(cone) > 4:
+        dropped = cone.pop()
+        for row in rows:
+            (row.get("values") or {}).pop(dropped.get("dump"), None)
+        if dropped.get("dump") in (out.get("window") or {}).get("signals", []):
+            out["window"]["signals"].remove(dropped["dump"])
+        text = json.dumps(out, separators=(",", ":"))
+    return text[:limit]
+
+
 # The hidden harness's watchdog reports a stalled design as a mismatch of the beat count
 # (hdl/tb/tb_harness.svh, TB_WATCHDOG): expected beats, beats seen.
 WATCHDOG_SIGNAL = "beats"
@@ -114,7 +136,7 @@ def port_stalls(stats: list[dict[str, Any]], ports: set[str], end_cycle: int) ->
         prefix = str(hs.get("prefix", ""))
         name = prefix.rsplit(".", 1)[-1]
         valid = str(hs.get("valid", "")).rsplit(".", 1)[-1]
-        if name in seen or valid not in ports:
+        if name in seen or (ports and valid not in ports):
             continue
         seen.add(name)
         side = "input" if valid.endswith("_i") else "output" if valid.endswith("_o") else "stream"

@@ -16,7 +16,13 @@ from typing import Any
 
 from silicon_agent.suite.design import Block
 
-from .distill import explain_first_mismatch
+from .distill import (
+    explain_first_mismatch,
+    is_watchdog,
+    no_output_message,
+    port_stalls,
+    prompt_digest,
+)
 from .feedback import (
     compact_diagnostics,
     diagnostic_signature,
@@ -516,6 +522,16 @@ class BlockLoop(MemoryHooks):
         ):
             return None
         tag = f"{self.block.name}/{state.step_no}"
+        if is_watchdog(feedback.mismatch):
+            # no output: the harness stopped a stalled design; its streams say where
+            stats = await self.team.use("handshakes", {"file": feedback.waves}, ledger, tag)
+            end = int(stats.get("end_cycle") or feedback.mismatch.get("cycle") or 0)
+            ports = {p.name for p in self.block.ports}
+            lines = port_stalls(stats.get("interfaces") or [], ports, end)
+            said = "\n".join([no_output_message(feedback.mismatch), *lines])
+            feedback.explanation = scrub(said, self.team.hidden)[:4000]
+            ok = bool(lines)
+            return ("explained" if ok else "not_explained"), {"ok": ok, "no_output": True}, []
 
         async def call(args: dict[str, Any]) -> dict[str, Any]:
             return await self.team.use("explain", args, ledger, tag)
@@ -524,7 +540,7 @@ class BlockLoop(MemoryHooks):
             call, feedback.waves, feedback.mismatch, self.team.sources(self.block)
         )
         text = scrub(json.dumps(result, indent=1), self.team.hidden)
-        feedback.explanation = text[:4000]
+        feedback.explanation = scrub(prompt_digest(result), self.team.hidden)
         self.team.folder.write_attempt_file(
             self.block.name, state.iteration, "explain_mismatch.json", text
         )

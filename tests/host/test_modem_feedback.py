@@ -12,8 +12,6 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from silicon_agent.hdl.registry import REPO
-
 from .modem_scenario import reference, serve_params
 from .scenario import write_mcp_json
 
@@ -34,10 +32,6 @@ async def verify(tmp_path: Path, block: str, text: str) -> dict[str, Any]:
     (workspace / "cand").mkdir(parents=True)
     (workspace / "cand" / f"{block}.sv").write_text(text)
     mcp = write_mcp_json(tmp_path, ["iverilog", "vcd"])
-    servers = json.loads(mcp.read_text())
-    for entry in servers["mcpServers"].values():
-        entry["env"] = {"PYTHONPATH": str(REPO)}  # this checkout's servers
-    mcp.write_text(json.dumps(servers))
     params = serve_params(
         tmp_path / "state", "--workspace", str(workspace), "--mcp-config", str(mcp)
     )
