@@ -27,6 +27,15 @@ from mcp.client.stdio import StdioServerParameters
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def lines_named(explanation: dict[str, Any] | None, file: str) -> int:
+    """How many distinct lines of `file` the digest names (a function range counts whole)."""
+    text = json.dumps(explanation or {})
+    lines = {int(n) for n in re.findall(rf"{re.escape(file)}:(\d+)\"", text)}
+    for lo, hi in re.findall(rf"{re.escape(file)}:(\d+)-(\d+) \(function", text):
+        lines |= set(range(int(lo), int(hi) + 1))
+    return len(lines)
+
+
 def named(explanation: dict[str, Any] | None, file: str, line: int) -> bool:
     """Whether the digest names `file:line`, itself or inside a function's line range."""
     text = json.dumps(explanation or {})
@@ -86,8 +95,10 @@ async def run(blocks: list[str], checkout: Path) -> None:
                 if status != "PASS":
                     failing += 1
                     hit += found
+                span = lines_named(body.get("explanation"), name)
                 print(f"{index:3d} {block:16s} {label:40s} {status:12s} {kind or '-':10s} "
-                      f"line {line:4d} named={found}")  # fmt: skip
+                      f"line {line:4d} named={found} ({span} of {text.count(chr(10))} "
+                      "lines named)")  # fmt: skip
         share = hit / failing if failing else 0.0
         print(f"failing replies {failing}, naming the changed line {hit}: {share:.0%}")
 

@@ -66,12 +66,20 @@ class DriverGraph:
                         seen[source] = level
                         nxt.append(source)
             frontier = nxt
+        if data_only:
+            # the conditions that pick each value: one level, not followed further
+            for net, level in sorted(seen.items(), key=lambda item: (item[1], item[0])):
+                for guard in sorted(self.drivers.get(net, set()) - self.data.get(net, set())):
+                    if guard not in seen and len(seen) < limit:
+                        seen[guard] = level + 1
         return sorted(seen.items(), key=lambda item: (item[1], item[0]))
 
 
 # The source manager of the compilation being walked (one per worker process, one walk at a
 # time), so assignments can be named by file and line.
 _MANAGER: list[pyslang.SourceManager] = []
+# The lines of the if/case conditions around the statement being walked.
+_GUARD_LINES: list[str] = []
 
 
 def _line(location: object) -> str | None:
@@ -152,7 +160,7 @@ def _assignments(expr: object, guards: set[str], graph: DriverGraph) -> None:
         if getattr(item, "kind", None) == ExpressionKind.Assignment:
             written, index_reads = _lvalue(item.left)  # type: ignore[attr-defined]
             values = _names(item.right) | index_reads  # type: ignore[attr-defined]
-            where = _where(item)
+            where = _where(item) | set(_GUARD_LINES)
             for target in written:
                 graph.add(target, values | guards, where, guards - values)
             return VisitAction.Skip
@@ -174,23 +182,33 @@ def _statement(stmt: object, guards: set[str], graph: DriverGraph) -> None:
         _statement(stmt.stmt, guards, graph)  # type: ignore[attr-defined]
     elif kind == StatementKind.Conditional:
         inner = set(guards)
+        depth = len(_GUARD_LINES)
         for condition in stmt.conditions:  # type: ignore[attr-defined]
             inner |= _names(condition.expr)
+            _GUARD_LINES.extend(filter(None, [_line(condition.expr.sourceRange.start)]))
         _statement(stmt.ifTrue, inner, graph)  # type: ignore[attr-defined]
         _statement(stmt.ifFalse, inner, graph)  # type: ignore[attr-defined]
+        del _GUARD_LINES[depth:]
     elif kind == StatementKind.Case:
         inner = guards | _names(stmt.expr)  # type: ignore[attr-defined]
+        depth = len(_GUARD_LINES)
+        _GUARD_LINES.extend(filter(None, [_line(stmt.expr.sourceRange.start)]))  # type: ignore[attr-defined]
         for item in stmt.items:  # type: ignore[attr-defined]
             item_guards = set(inner)
             for expr in item.expressions:
                 item_guards |= _names(expr)
             _statement(item.stmt, item_guards, graph)
         _statement(stmt.defaultCase, inner, graph)  # type: ignore[attr-defined]
+        del _GUARD_LINES[depth:]
     elif kind == StatementKind.ExpressionStatement:
         _assignments(stmt.expr, guards, graph)  # type: ignore[attr-defined]
     else:
         # Loops and the rest: every assignment inside depends on everything the statement reads.
         _assignments(stmt, guards | _names(stmt), graph)
+        body = getattr(stmt, "body", None)
+        if body is not None and hasattr(body, "kind"):
+            # walked again for the conditions inside (their lines, their guards)
+            _statement(body, guards | _names(stmt), graph)
 
 
 def _instance(inst: object, graph: DriverGraph) -> None:
@@ -266,4 +284,5 @@ def driver_graph(sources: Sequence[Path], top: str | None = None) -> DriverGraph
             _instance(inst, graph)
     finally:
         _MANAGER.clear()
+        _GUARD_LINES.clear()
     return graph
