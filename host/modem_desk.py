@@ -205,7 +205,7 @@ def compile_summary(seen: Shown) -> str:
     text = f"{seen.errors + hidden} errors: {seen.errors} in the candidate's files"
     if hidden:
         kinds = ", ".join(f"{k} x{n}" for k, n in sorted(seen.hidden_errors.items()))
-        text += f", {hidden} in the hidden testbench ({kinds}; not shown)"
+        text += f"; the hidden harness reported {hidden} ({kinds}), not shown"
     if hidden and "PORT_MISMATCH" in seen.hidden_errors:
         text += (
             "; the testbench could not connect to the candidate: compare its module header "
