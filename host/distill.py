@@ -4,6 +4,7 @@ signals around the failure, never the testbench's)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from silicon_agent.suite.design import Block
 
 ToolCall = Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]
 DIGEST_KEYS = ("signal", "notes", "clock", "time", "cycle", "value", "changed_at")
-DIGEST_KEYS_MORE = ("changed_at_cycle", "previous_value", "cone", "handshakes")
+DIGEST_KEYS_MORE = ("changed_at_cycle", "previous_value", "inputs", "cone", "handshakes")
 _PORT = re.compile(
     r"\b(?:input|output|inout)\b(?:\s+(?:wire|logic|reg|var|signed|unsigned))*"
     r"(?:\s*\[[^\]]*\])*\s*([A-Za-z_]\w*)"
@@ -96,6 +97,11 @@ async def explain_first_mismatch(
         "time": mismatch.get("time"),
         "sources": sources,
         "expected": mismatch.get("expected"),
+        # the values that made the wrong output, as far back as the design goes; nothing
+        # after the mismatch (the testbench's later stimulus stays hidden)
+        "follow": "data",
+        "depth": 16,
+        "cycles_after": 0,
     }
     return within(await call(args), dut)
 
@@ -158,5 +164,100 @@ def digest(result: dict[str, Any]) -> dict[str, Any]:
             ],
         }
     if result.get("error"):
-        out["error"] = result["error"]
+        # the reason only: its hint names waveform tools the reader of a digest may not have
+        out["error"] = {"message": (result["error"] or {}).get("message")}
     return out
+
+
+def prompt_digest(result: dict[str, Any], limit: int = 4000) -> str:
+    """The digest as a model reads it: compact JSON within `limit` characters; the window
+    loses its earliest rows first, then the cone its deepest nets (the notes say the rest)."""
+    out = digest(result)
+    out.pop("handshakes", None)  # the notes hold them in words
+    text = json.dumps(out, separators=(",", ":"))
+    rows = (out.get("window") or {}).get("rows") or []
+    while len(text) > limit and len(rows) > 2:
+        del rows[0]
+        text = json.dumps(out, separators=(",", ":"))
+    cone = out.get("cone") or []
+    while len(text) > limit and len(cone) > 4:
+        dropped = cone.pop()
+        for row in rows:
+            (row.get("values") or {}).pop(dropped.get("dump"), None)
+        if dropped.get("dump") in (out.get("window") or {}).get("signals", []):
+            out["window"]["signals"].remove(dropped["dump"])
+        text = json.dumps(out, separators=(",", ":"))
+    return text[:limit]
+
+
+# The hidden harness's watchdog reports a stalled design as a mismatch of the beat count
+# (hdl/tb/tb_harness.svh, TB_WATCHDOG): expected beats, beats seen.
+WATCHDOG_SIGNAL = "beats"
+MODEM_HINT = {
+    "mismatch": "Read explanation: the input beats that made the wrong output, and the cone's "
+    "source lines; fix the arithmetic there and call verify_block again.",
+    "no_output": "The design stopped producing output: check the handshake statistics (a "
+    "tready or tvalid that stays low), the reset and the conditions of the valid/ready logic "
+    "against block_brief, then call verify_block again.",
+    "timeout": "The simulation did not finish in time: look for a loop that never ends or a "
+    "stream that never drains, then call verify_block again.",
+    "crash": "The simulator stopped without a verdict: see diagnostics; simplify the construct "
+    "it names, or try the other simulator with verify_block(simulator=...).",
+    "harness": "The errors are in the hidden testbench where it meets the candidate: compare "
+    "the module header (names, directions, widths) with block_brief's interface, then call "
+    "verify_block again.",
+    "compile": "Fix the errors in diagnostics (file and line are the candidate's own), then "
+    "call verify_block again.",
+}
+
+
+def hex_count(text: object) -> int | None:
+    try:
+        return int(str(text), 16)
+    except ValueError:
+        return None
+
+
+def is_watchdog(mismatch: dict[str, Any] | None) -> bool:
+    return isinstance(mismatch, dict) and mismatch.get("signal") == WATCHDOG_SIGNAL
+
+
+def no_output_message(mismatch: dict[str, Any]) -> str:
+    expected, seen = hex_count(mismatch.get("expected")), hex_count(mismatch.get("actual"))
+    return (
+        f"no output: the design gave {seen if seen is not None else '?'} of "
+        f"{expected if expected is not None else '?'} expected output beats and then none "
+        f"until the harness stopped it at cycle {mismatch.get('cycle')}"
+    )
+
+
+def port_stalls(stats: list[dict[str, Any]], ports: set[str], end_cycle: int) -> list[str]:
+    """Each of the design's streams in words: beats, and which of tvalid/tready stayed low
+    for how long."""
+    lines: list[str] = []
+    seen: set[str] = set()
+    for hs in stats:
+        prefix = str(hs.get("prefix", ""))
+        name = prefix.rsplit(".", 1)[-1]
+        valid = str(hs.get("valid", "")).rsplit(".", 1)[-1]
+        if name in seen or (ports and valid not in ports):
+            continue
+        seen.add(name)
+        side = "input" if valid.endswith("_i") else "output" if valid.endswith("_o") else "stream"
+        last = hs.get("last_beat_cycle")
+        quiet = end_cycle - (last if last is not None else -1)
+        text = (
+            f"{name} ({side}): {hs.get('beats', 0)} beats"
+            + (f", the last at cycle {last}" if last is not None else "")
+            + f", none for the last {quiet} cycles; tvalid high with tready low "
+            f"{hs.get('stalls', 0)} cycles (longest {hs.get('longest_stall', 0)}"
+            + (
+                f" from cycle {hs.get('longest_stall_cycle')}"
+                if hs.get("longest_stall_cycle") is not None
+                else ""
+            )
+            + f"), tready high with tvalid low {hs.get('bubbles', 0)} cycles, both low "
+            f"{hs.get('idle', 0)} cycles"
+        )
+        lines.append(text)
+    return lines

@@ -16,7 +16,14 @@ from typing import Any
 
 from silicon_agent.suite.design import Block, testbench_side
 
-from .distill import Dut, explain_first_mismatch
+from .distill import (
+    Dut,
+    explain_first_mismatch,
+    is_watchdog,
+    no_output_message,
+    port_stalls,
+    prompt_digest,
+)
 from .feedback import (
     compact_diagnostics,
     diagnostic_signature,
@@ -467,8 +474,10 @@ class BlockLoop(MemoryHooks):
         if status == "SIM_FAIL":
             waves = (result.get("artifacts") or {}).get("waves")
             dut = Dut.of(self.block)
-            # the hidden testbench's line names the DUT's port, or no signal is shown
-            mismatch = dut.mismatch(result.get("first_mismatch")) if dut else None
+            # the harness's watchdog line (no output) is kept as such; any other line names a
+            # port of the DUT, or no signal is shown
+            printed = result.get("first_mismatch")
+            mismatch = printed if is_watchdog(printed) else dut.mismatch(printed) if dut else None
             picture = render_mismatch(
                 self.team.workspace,
                 waves,
@@ -519,6 +528,16 @@ class BlockLoop(MemoryHooks):
         ):
             return None
         tag = f"{self.block.name}/{state.step_no}"
+        if is_watchdog(feedback.mismatch):
+            # no output: the harness stopped a stalled design; its streams say where
+            stats = await self.team.use("handshakes", {"file": feedback.waves}, ledger, tag)
+            end = int(stats.get("end_cycle") or feedback.mismatch.get("cycle") or 0)
+            ports = {p.name for p in self.block.ports}
+            lines = port_stalls(stats.get("interfaces") or [], ports, end)
+            said = "\n".join([no_output_message(feedback.mismatch), *lines])
+            feedback.explanation = scrub(said, self.team.hidden)[:4000]
+            ok = bool(lines)
+            return ("explained" if ok else "not_explained"), {"ok": ok, "no_output": True}, []
 
         async def call(args: dict[str, Any]) -> dict[str, Any]:
             return await self.team.use("explain", args, ledger, tag)
@@ -530,7 +549,7 @@ class BlockLoop(MemoryHooks):
             call, feedback.waves, feedback.mismatch, self.team.sources(self.block), dut
         )
         text = scrub(json.dumps(result, indent=1), self.team.hidden)
-        feedback.explanation = text[:4000]
+        feedback.explanation = scrub(prompt_digest(result), self.team.hidden)
         self.team.folder.write_attempt_file(
             self.block.name, state.iteration, "explain_mismatch.json", text
         )

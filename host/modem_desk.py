@@ -10,7 +10,7 @@ import json
 import shutil
 import uuid
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from pydantic import BaseModel, Field
 
@@ -18,7 +18,15 @@ from silicon_agent.host.design_file import LoadedDesign, load_design
 from silicon_agent.servers.core.workspace import InvalidInput, open_beneath
 from silicon_agent.suite.design import Block, Port, SimulatorName
 
-from .distill import Dut, digest, explain_first_mismatch
+from .distill import (
+    MODEM_HINT,
+    Dut,
+    digest,
+    explain_first_mismatch,
+    is_watchdog,
+    no_output_message,
+    port_stalls,
+)
 from .feedback import HIDDEN, compact_diagnostics, scrub
 from .mcp_client import McpConfig, ServerPool
 from .modem import new_seed, stage, testbench_arguments
@@ -68,6 +76,19 @@ class Problem(BaseModel):
     hint: str = ""
 
 
+class Failure(BaseModel):
+    """What went wrong, in words, and what to do about it with this server's tools."""
+
+    kind: Literal["mismatch", "no_output", "timeout", "crash", "compile"]
+    message: str
+    hint: str
+    handshakes: list[str] = Field(
+        default_factory=list,
+        description="no_output: each of the design's streams, its beats and which of "
+        "tvalid/tready stayed low for how long",
+    )
+
+
 class VerifyResult(BaseModel):
     """A hidden run's verdict: never the testbench, its vectors or the reference RTL; of the
     expected values only the first mismatch's."""
@@ -77,8 +98,13 @@ class VerifyResult(BaseModel):
     summary: str
     seed: int | None = None
     runs: list[dict[str, Any]] = Field(default_factory=list, description="case@simulator")
-    first_mismatch: dict[str, Any] | None = None
-    mismatch_count: int | None = None
+    failure: Failure | None = Field(None, description="Why it failed, in words, with a hint")
+    first_mismatch: dict[str, Any] | None = Field(
+        None, description="The first wrong output value (never set for no_output)"
+    )
+    mismatch_count: int | None = Field(
+        None, description="Wrong output values the testbench counted (None for no_output)"
+    )
     samples: int | None = None
     diagnostics: list[dict[str, Any]] = Field(default_factory=list)
     hidden_diagnostics: int = Field(
@@ -92,8 +118,10 @@ class VerifyResult(BaseModel):
     trace: dict[str, Any] | None = Field(
         None,
         description="The server's own verdict from its trace of the block's output beats "
-        "(passed, agrees, beats, mismatch_count, summary); when it disagrees with the "
-        "testbench the verdict is withheld (INVALID_INPUT)",
+        "(passed, agrees: on pass or fail, beats, beats_wrong_or_missing: output beats that "
+        "differ from the expected ones or never came, which counts missing beats where "
+        "mismatch_count does not, summary); when it disagrees with the testbench the verdict "
+        "is withheld (INVALID_INPUT)",
     )
     error: Problem | None = None
 
@@ -134,14 +162,23 @@ def clean(text: str, hidden: set[str], folder: str) -> str:
 Candidate = tuple[str, bytes]  # the workspace-relative name, and the bytes read once
 
 
+class Shown(NamedTuple):
+    diagnostics: list[dict[str, Any]]
+    withheld: int  # diagnostics in hidden files, counted only
+    errors: int  # errors among the shown ones
+    hidden_errors: dict[str, int]  # errors in hidden files, by category (never their text)
+
+
 def shown_diagnostics(
     result: dict[str, Any], visible: dict[str, str], hidden: set[str], folder: str
-) -> tuple[list[dict[str, Any]], int]:
+) -> Shown:
     """The diagnostics a designer may see, and how many the hidden harness reported: one
     located in a file the run hides (anything but the candidate's own files and the shared
-    package), or naming one, is counted and never shown, not even its message."""
+    package), or naming one, is counted (errors by category) and never shown, not even its
+    message."""
     shown: list[dict[str, Any]] = []
     withheld = 0
+    hidden_errors: dict[str, int] = {}
     for diag in result.get("diagnostics") or []:
         if diag.get("category") == "SIM_MISMATCH":
             continue  # mismatch lines carry expected values: only the first mismatch leaves
@@ -150,10 +187,51 @@ def shown_diagnostics(
         named = any(h in text for h in hidden) or HIDDEN in text
         if (file is not None and file not in visible) or named:
             withheld += 1
+            if diag.get("severity") == "error":
+                category = str(diag.get("category") or "OTHER")
+                hidden_errors[category] = hidden_errors.get(category, 0) + 1
             continue
         shown.append({**diag, "file": visible[file]} if file is not None else diag)
+    errors = sum(1 for d in shown if d.get("severity") == "error")
     compact = compact_diagnostics({"diagnostics": shown}, hidden)
-    return json.loads(clean(json.dumps(compact), hidden, folder)), withheld
+    return Shown(
+        json.loads(clean(json.dumps(compact), hidden, folder)), withheld, errors, hidden_errors
+    )
+
+
+def compile_summary(seen: Shown) -> str:
+    """A failed build in counts that agree with the reply: errors shown, errors in hidden
+    files by category."""
+    hidden = sum(seen.hidden_errors.values())
+    text = f"{seen.errors + hidden} errors: {seen.errors} in the candidate's files"
+    if hidden:
+        kinds = ", ".join(f"{k} x{n}" for k, n in sorted(seen.hidden_errors.items()))
+        text += f"; the hidden harness reported {hidden} ({kinds}), not shown"
+    if hidden and "PORT_MISMATCH" in seen.hidden_errors:
+        text += (
+            "; the testbench could not connect to the candidate: compare its module header "
+            "with block_brief's interface"
+        )
+    return text
+
+
+def failure_of(status: str, diagnostics: list[dict[str, Any]]) -> Failure | None:
+    """The failure kinds other than a simulation's wrong or missing output."""
+    first = next((d for d in diagnostics if d.get("severity") == "error"), None)
+    said = f": {first.get('message')}" if first else ""
+    if status == "TIMEOUT":
+        return Failure(
+            kind="timeout",
+            message="the simulation did not finish in its time" + said,
+            hint=MODEM_HINT["timeout"],
+        )
+    if status == "COMPILE_FAIL":
+        return Failure(kind="compile", message="the candidate did not build" + said,
+                       hint=MODEM_HINT["compile"])  # fmt: skip
+    if status == "SIM_FAIL":  # a mismatch or no output replaces it (first_mismatch)
+        return Failure(kind="crash", message="the simulation stopped" + (said or " without "
+                       "a report"), hint=MODEM_HINT["crash"])  # fmt: skip
+    return None
 
 
 def tool_error(where: str, result: dict[str, Any]) -> Problem:
@@ -401,9 +479,12 @@ class ModemDesk:
         status = str(result.get("status", "TOOL_ERROR"))
         if status not in Verdict.__args__:  # type: ignore[attr-defined]
             status = "TOOL_ERROR"
-        diagnostics, withheld = shown_diagnostics(result, visible, hidden, folder)
+        seen = shown_diagnostics(result, visible, hidden, folder)
+        diagnostics, withheld = seen.diagnostics, seen.withheld
         summary = clean(str(result.get("summary", "")), hidden, folder)[:500]
-        if withheld:
+        if status == "COMPILE_FAIL":
+            summary = compile_summary(seen)
+        elif withheld:
             summary += f" (the hidden harness reported {withheld} diagnostic(s), not shown)"
         verdict = VerifyResult(
             block=block.name,
@@ -422,12 +503,40 @@ class ModemDesk:
             verdict.error = problem
         trace = result.get("trace")
         if isinstance(trace, dict):
-            keys = ("passed", "agrees", "beats", "mismatch_count", "summary")
+            keys = ("passed", "agrees", "beats", "summary")
             verdict.trace = {k: trace.get(k) for k in keys}
+            verdict.trace["beats_wrong_or_missing"] = trace.get("mismatch_count")
         dut = Dut.of(block)
-        # Whatever the printed line says, only a port of the DUT is named or explained.
-        mismatch = dut.mismatch(result.get("first_mismatch")) if dut else None
-        if status == "SIM_FAIL" and isinstance(mismatch, dict):
+        # The harness's watchdog line (no output) is read as such; any other first mismatch is
+        # named or explained only as a port of the DUT, whatever the printed line says.
+        printed = result.get("first_mismatch")
+        mismatch = dut.mismatch(printed) if dut and not is_watchdog(printed) else printed
+        verdict.failure = failure_of(status, diagnostics)
+        if verdict.failure is not None and status == "COMPILE_FAIL":
+            verdict.failure.message = summary
+            if not seen.errors and seen.hidden_errors:
+                verdict.failure.hint = MODEM_HINT["harness"]
+        if status == "SIM_FAIL" and is_watchdog(mismatch):
+            assert isinstance(mismatch, dict)
+            verdict.mismatch_count = None
+            verdict.summary = no_output_message(mismatch)
+            verdict.failure = Failure(
+                kind="no_output", message=verdict.summary, hint=MODEM_HINT["no_output"]
+            )
+            waves = (result.get("artifacts") or {}).get("waves")
+            if waves and (await self.servers()).has("vcd", "handshake_stats"):
+                stats = await self.call("vcd", "handshake_stats", {"file": waves}, 300)
+                ports = {p.name for p in block.ports}
+                end = int(stats.get("end_cycle") or mismatch.get("cycle") or 0)
+                verdict.failure.handshakes = port_stalls(stats.get("interfaces") or [], ports, end)
+        elif status == "SIM_FAIL" and isinstance(mismatch, dict):
+            verdict.failure = Failure(
+                kind="mismatch",
+                message=f"{mismatch.get('signal')} was {mismatch.get('actual')} where "
+                f"{mismatch.get('expected')} was expected at cycle {mismatch.get('cycle')} "
+                f"({verdict.mismatch_count} wrong values in {verdict.samples} samples)",
+                hint=MODEM_HINT["mismatch"],
+            )
             verdict.first_mismatch = {
                 k: mismatch.get(k) for k in ("signal", "time", "cycle", "expected", "actual")
             }

@@ -39,6 +39,7 @@ HOST_TOOLS: dict[str, str] = {
     "lint": "verilator.lint",
     "compile": "iverilog.compile",
     "explain": "vcd.explain_mismatch",
+    "handshakes": "vcd.handshake_stats",
     "synthesize": "openlane.synthesize",
     "advise": "openlane.advise",
     "spec_list": "spec_rag.list_specs",

@@ -26,27 +26,91 @@ _SELECTS = {ExpressionKind.ElementSelect, ExpressionKind.RangeSelect, Expression
 
 @dataclass
 class DriverGraph:
-    """net -> the nets it is computed from (hierarchical names as slang spells them)."""
+    """net -> the nets it is computed from (hierarchical names as slang spells them), the
+    source lines that assign it ('file.sv:12', a called function as 'file.sv:40-66 (function
+    f)'), and the top modules' ports (hierarchical name -> 'in', 'out' or 'inout')."""
 
     drivers: dict[str, set[str]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
+    lines: dict[str, set[str]] = field(default_factory=dict)
+    ports: dict[str, str] = field(default_factory=dict)
+    data: dict[str, set[str]] = field(default_factory=dict)  # drivers less the guards
 
-    def add(self, target: str, sources: set[str]) -> None:
+    def add(
+        self,
+        target: str,
+        sources: set[str],
+        where: set[str] | None = None,
+        guards: set[str] | frozenset[str] = frozenset(),
+    ) -> None:
         self.drivers.setdefault(target, set()).update(s for s in sources if s != target)
+        self.data.setdefault(target, set()).update(
+            s for s in sources if s != target and s not in guards
+        )
+        if where:
+            self.lines.setdefault(target, set()).update(where)
 
-    def cone(self, start: str, depth: int, limit: int = 64) -> list[tuple[str, int]]:
-        """(net, level) breadth-first from `start` (level 0), at most `limit` nets."""
+    def cone(
+        self, start: str, depth: int, limit: int = 64, data_only: bool = False
+    ) -> list[tuple[str, int]]:
+        """(net, level) breadth-first from `start` (level 0), at most `limit` nets;
+        `data_only` follows the values assigned and not the conditions guarding them."""
+        edges = self.data if data_only else self.drivers
         seen = {start: 0}
         frontier = [start]
         for level in range(1, depth + 1):
             nxt: list[str] = []
             for net in frontier:
-                for source in sorted(self.drivers.get(net, ())):
+                for source in sorted(edges.get(net, ())):
                     if source not in seen and len(seen) < limit:
                         seen[source] = level
                         nxt.append(source)
             frontier = nxt
+        if data_only:
+            # the conditions that pick each value: one level, not followed further
+            for net, level in sorted(seen.items(), key=lambda item: (item[1], item[0])):
+                for guard in sorted(self.drivers.get(net, set()) - self.data.get(net, set())):
+                    if guard not in seen and len(seen) < limit:
+                        seen[guard] = level + 1
         return sorted(seen.items(), key=lambda item: (item[1], item[0]))
+
+
+# The source manager of the compilation being walked (one per worker process, one walk at a
+# time), so assignments can be named by file and line.
+_MANAGER: list[pyslang.SourceManager] = []
+# The lines of the if/case conditions around the statement being walked.
+_GUARD_LINES: list[str] = []
+
+
+def _line(location: object) -> str | None:
+    if not _MANAGER:
+        return None
+    manager = _MANAGER[0]
+    try:
+        return f"{Path(manager.getFileName(location)).name}:{manager.getLineNumber(location)}"
+    except Exception:  # a location slang made up (macro expansion and the like)
+        return None
+
+
+def _where(node: object) -> set[str]:
+    """The line of an assignment and the line ranges of the user functions it calls."""
+    found: set[str] = set()
+    line = _line(node.sourceRange.start)  # type: ignore[attr-defined]
+    if line:
+        found.add(line)
+
+    def visit(item: object) -> VisitAction:
+        if getattr(item, "kind", None) == ExpressionKind.Call and not item.isSystemCall:  # type: ignore[attr-defined]
+            routine = item.subroutine  # type: ignore[attr-defined]
+            syntax = getattr(routine, "syntax", None)
+            start = _line(syntax.sourceRange.start) if syntax is not None else None
+            end = _line(syntax.sourceRange.end) if syntax is not None else None
+            if start and end:
+                found.add(f"{start}-{end.rsplit(':', 1)[1]} (function {routine.name})")
+        return VisitAction.Advance
+
+    node.visit(visit)  # type: ignore[attr-defined]
+    return found
 
 
 def _names(node: object) -> set[str]:
@@ -95,9 +159,10 @@ def _assignments(expr: object, guards: set[str], graph: DriverGraph) -> None:
     def visit(item: object) -> VisitAction:
         if getattr(item, "kind", None) == ExpressionKind.Assignment:
             written, index_reads = _lvalue(item.left)  # type: ignore[attr-defined]
-            sources = _names(item.right) | index_reads | guards  # type: ignore[attr-defined]
+            values = _names(item.right) | index_reads  # type: ignore[attr-defined]
+            where = _where(item) | set(_GUARD_LINES)
             for target in written:
-                graph.add(target, sources)
+                graph.add(target, values | guards, where, guards - values)
             return VisitAction.Skip
         return VisitAction.Advance
 
@@ -117,23 +182,33 @@ def _statement(stmt: object, guards: set[str], graph: DriverGraph) -> None:
         _statement(stmt.stmt, guards, graph)  # type: ignore[attr-defined]
     elif kind == StatementKind.Conditional:
         inner = set(guards)
+        depth = len(_GUARD_LINES)
         for condition in stmt.conditions:  # type: ignore[attr-defined]
             inner |= _names(condition.expr)
+            _GUARD_LINES.extend(filter(None, [_line(condition.expr.sourceRange.start)]))
         _statement(stmt.ifTrue, inner, graph)  # type: ignore[attr-defined]
         _statement(stmt.ifFalse, inner, graph)  # type: ignore[attr-defined]
+        del _GUARD_LINES[depth:]
     elif kind == StatementKind.Case:
         inner = guards | _names(stmt.expr)  # type: ignore[attr-defined]
+        depth = len(_GUARD_LINES)
+        _GUARD_LINES.extend(filter(None, [_line(stmt.expr.sourceRange.start)]))  # type: ignore[attr-defined]
         for item in stmt.items:  # type: ignore[attr-defined]
             item_guards = set(inner)
             for expr in item.expressions:
                 item_guards |= _names(expr)
             _statement(item.stmt, item_guards, graph)
         _statement(stmt.defaultCase, inner, graph)  # type: ignore[attr-defined]
+        del _GUARD_LINES[depth:]
     elif kind == StatementKind.ExpressionStatement:
         _assignments(stmt.expr, guards, graph)  # type: ignore[attr-defined]
     else:
         # Loops and the rest: every assignment inside depends on everything the statement reads.
         _assignments(stmt, guards | _names(stmt), graph)
+        body = getattr(stmt, "body", None)
+        if body is not None and hasattr(body, "kind"):
+            # walked again for the conditions inside (their lines, their guards)
+            _statement(body, guards | _names(stmt), graph)
 
 
 def _instance(inst: object, graph: DriverGraph) -> None:
@@ -191,6 +266,7 @@ def driver_graph(sources: Sequence[Path], top: str | None = None) -> DriverGraph
     for path in sources:
         compilation.addSyntaxTree(SyntaxTree.fromFile(str(path), manager))
     graph = DriverGraph()
+    _MANAGER[:] = [manager]
     for diag in compilation.getAllDiagnostics():
         if diag.isError():
             location = diag.location
@@ -198,6 +274,15 @@ def driver_graph(sources: Sequence[Path], top: str | None = None) -> DriverGraph
                 f"{Path(manager.getFileName(location)).name}:{manager.getLineNumber(location)}: "
                 f"{pyslang.DiagnosticEngine(manager).formatMessage(diag)}"
             )
-    for inst in compilation.getRoot().topInstances:
-        _instance(inst, graph)
+    try:
+        for inst in compilation.getRoot().topInstances:
+            for port in inst.body.portList:
+                internal = getattr(port, "internalSymbol", None)
+                direction = getattr(port, "direction", None)
+                if internal is not None and direction is not None:
+                    graph.ports[internal.hierarchicalPath] = direction.name.lower()
+            _instance(inst, graph)
+    finally:
+        _MANAGER.clear()
+        _GUARD_LINES.clear()
     return graph

@@ -122,6 +122,21 @@ class ConeSignal(BaseModel):
     rtl: str = Field(description="Hierarchical name in the RTL")
     level: int = Field(description="0 = the failing signal, 1 = its direct drivers, ...")
     dump: str | None = Field(None, description="Name in the dump; None when not dumped")
+    lines: list[str] = Field(
+        default_factory=list,
+        description="Source lines assigning it ('file.sv:12'; a called function as "
+        "'file.sv:40-66 (function f)')",
+    )
+
+
+class InputBeat(BaseModel):
+    port: str = Field(description="The design's input stream (the part before _tvalid)")
+    beat: int = Field(description="Its beat number since the last reset release (0 = first)")
+    cycle: int = Field(description="The clock edge that accepted it")
+    values: dict[str, str] = Field(
+        description="The stream's fields and the design's other inputs (its configuration) "
+        "as they were on that edge"
+    )
 
 
 class ExplainResult(WaveResult):
@@ -139,6 +154,11 @@ class ExplainResult(WaveResult):
     cone: list[ConeSignal] = Field(default_factory=list)
     window: Table | None = None
     handshakes: list[HandshakeStats] = Field(default_factory=list)
+    inputs: list[InputBeat] = Field(
+        default_factory=list,
+        description="The last beats the design's input streams accepted up to the mismatch "
+        "(sources needed), with its configuration inputs",
+    )
 
 
 class Toggle(BaseModel):

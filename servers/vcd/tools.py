@@ -108,8 +108,11 @@ signal, expected and actual.
             title="Explain a mismatch",
             description="""The one call for a failing run: give the failing signal and time (a
 run_testbench result's first_mismatch.signal/.time) and the RTL sources. Returns when the
-signal took its wrong value, its fan-in cone from the RTL (depth levels) mapped to dumped
-names, a per-cycle window of that cone around the failure, AXI-Stream handshake counts
+signal took its wrong value, its fan-in cone from the RTL (depth levels, up to 16; each with
+the source lines assigning it; follow='data' follows the values assigned and not the
+conditions guarding them) mapped to dumped names (a testbench's instance of the top module
+included), a per-cycle window of that cone around the failure, the last beats the design's
+input streams accepted before it with its configuration inputs, AXI-Stream handshake counts
 (beats, stalls, bubbles) nearby, and notes. With reference (a good dump) it first finds the
 real first divergence at or after time.""",
             hints=READS,

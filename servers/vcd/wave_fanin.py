@@ -13,11 +13,13 @@ from silicon_agent.servers.core.sv.includes import include_closure
 from silicon_agent.servers.core.workspace import InvalidInput
 
 from . import handshake
+from .design_ports import dumped, input_beats, rtl_name
 from .fanin import DriverGraph, driver_graph
 from .models import (
     ConeSignal,
     ExplainResult,
     HandshakeStats,
+    InputBeat,
 )
 from .reader import SignalInfo, normalise
 from .wave_base import GRAPH_TIMEOUT_S, MAX_ROWS, MAX_SIGNALS, WaveSession
@@ -57,13 +59,20 @@ class ExplainTools(WaveSession):
         cycles_after: int = 2,
         top: str | None = None,
         max_signals: int = 24,
+        follow: str = "all",
     ) -> ExplainResult:
         def work() -> ExplainResult:
             wave, cached = self._open(file)
             info = wave.resolve(signal, "signal")
             t0 = wave.parse_time(time, "time")
-            if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= 8:
-                raise InvalidInput("depth: 0..8 levels of fan-in", argument="depth")
+            if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= 16:
+                raise InvalidInput("depth: 0..16 levels of fan-in", argument="depth")
+            if follow not in ("all", "data"):
+                raise InvalidInput(
+                    "follow: 'all' (values and the conditions guarding them) or 'data' "
+                    "(values only)",
+                    argument="follow",
+                )
             before = self._limit(cycles_before, "cycles_before", 200)
             after = max(0, min(int(cycles_after), 200))
             width_cap = self._limit(max_signals, "max_signals", MAX_SIGNALS)
@@ -119,6 +128,8 @@ class ExplainTools(WaveSession):
                 notes.append(f"the testbench expected {expected}")
             # fan-in cone from the RTL
             cone: list[ConeSignal] = [ConeSignal(rtl=normalise(info.name), level=0, dump=info.name)]
+            graph: DriverGraph | None = None
+            mapped: tuple[str, str | None] | None = None
             if sources:
                 paths = self.workspace.resolve_all(sources, argument="sources")
                 # slang reads includes itself, in this process: each must stay inside the
@@ -127,20 +138,30 @@ class ExplainTools(WaveSession):
                 graph = self._graph(paths, top)
                 if graph.errors:
                     notes.append("slang reported errors in the sources: " + graph.errors[0])
-                start_net = self._rtl_name(graph, info.name)
-                if start_net is None:
+                mapped = rtl_name(graph, info.name)
+                if mapped is None:
                     notes.append(f"{info.name} is not a net of the given sources")
                 else:
+                    start_net, prefix = mapped
                     cone = []
-                    for net, level in graph.cone(start_net, depth, limit=4 * width_cap):
-                        dumped = wave.in_scope("", net)
-                        if dumped is None:
+                    nets = graph.cone(
+                        start_net, depth, limit=4 * width_cap, data_only=follow == "data"
+                    )
+                    for net, level in nets:
+                        found = dumped(wave, net, prefix)
+                        if found is None and prefix is None:
                             try:
-                                dumped = wave.resolve(net, "sources")
+                                found = wave.resolve(net, "sources")
                             except InvalidInput:
-                                dumped = None
+                                found = None
+                        lines = sorted(graph.lines.get(net, ()), key=_line_order)
                         cone.append(
-                            ConeSignal(rtl=net, level=level, dump=dumped.name if dumped else None)
+                            ConeSignal(
+                                rtl=net,
+                                level=level,
+                                dump=found.name if found else None,
+                                lines=lines,
+                            )
                         )
                     missing = [c.rtl for c in cone if c.dump is None]
                     if missing:
@@ -152,12 +173,17 @@ class ExplainTools(WaveSession):
             for entry in cone:
                 if entry.dump is None:
                     continue
-                dumped = wave.infos[entry.dump]
-                if dumped.name not in seen_refs and len(shown) < width_cap:
-                    seen_refs.add(dumped.name)
-                    shown.append(dumped)
+                entry_info = wave.infos[entry.dump]
+                if entry_info.name not in seen_refs and len(shown) < width_cap:
+                    seen_refs.add(entry_info.name)
+                    shown.append(entry_info)
             window = None
             handshakes: list[HandshakeStats] = []
+            inputs: list[InputBeat] = []
+            if edges is not None and graph is not None and mapped and mapped[1] is not None:
+                net, prefix = mapped
+                upto = (cycle_of(t_focus) or 0) - (1 if t_seen < t_focus else 0)
+                inputs = input_beats(wave, graph, prefix, net.split(".", 1)[0], edges, upto)
             if edges is not None and len(edges):
                 k = max(0, cycle_of(t_focus) or 0)
                 k_lo, k_hi = max(0, k - before), min(len(edges) - 1, k + after)
@@ -204,16 +230,14 @@ class ExplainTools(WaveSession):
                 cone=cone,
                 window=window,
                 handshakes=handshakes,
+                inputs=inputs,
                 notes=notes,
             )
 
         return await self._run(ExplainResult, work, file)
 
-    @staticmethod
-    def _rtl_name(graph: DriverGraph, dump_name: str) -> str | None:
-        key = normalise(dump_name)
-        nets = set(graph.drivers) | {s for v in graph.drivers.values() for s in v}
-        if key in nets:
-            return key
-        hits = sorted((n for n in nets if key.endswith("." + n) or n.endswith("." + key)), key=len)
-        return hits[0] if hits else None
+
+def _line_order(line: str) -> tuple[str, int]:
+    name, _, rest = line.partition(":")
+    number = rest.split("-", 1)[0].split(" ", 1)[0]
+    return name, int(number) if number.isdigit() else 0

@@ -513,11 +513,14 @@ def write_config(
 
 
 def write_mcp_json(root: Path, servers: list[str]) -> Path:
+    """The servers as this checkout's code (not an installed copy's): a test checks the
+    sources it sits beside."""
+    checkout = str(Path(__file__).resolve().parents[2])
     entries = {
         name: {
             "command": sys.executable,
             "args": ["-m", f"silicon_agent.servers.{name}.server"],
-            "env": {},
+            "env": {"PYTHONPATH": checkout},
         }
         for name in servers
     }

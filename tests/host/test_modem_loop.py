@@ -67,6 +67,8 @@ def assert_failed_debugged_passed(run: Path, block: str) -> None:
     debug = prompts(run, "reflection_debug")[-1]
     assert "First mismatch: signal=" in debug and "expected=" in debug
     assert "Waveform explanation of the first mismatch" in debug and '"cone"' in debug
+    # the same digest as verify_block's: the input beats and the source lines of the cone
+    assert '"inputs":[{"port":"s_axis"' in debug and f'"lines":["{block}.sv:' in debug
 
 
 @pytest.mark.slow

@@ -65,7 +65,11 @@ def assert_withheld(verdict: dict[str, Any]) -> None:
     assert verdict["status"] == "INVALID_INPUT", verdict
     assert "withheld" in verdict["summary"] and "trace" in verdict["summary"]
     trace = verdict["trace"]
-    assert trace["agrees"] is False and trace["passed"] is False and trace["mismatch_count"] > 0
+    assert (
+        trace["agrees"] is False
+        and trace["passed"] is False
+        and trace["beats_wrong_or_missing"] > 0
+    )
 
 
 async def test_verify_block_withholds_a_false_pass(tmp_path: Path) -> None:

@@ -136,6 +136,10 @@ HINTS: dict[Category, str] = {
         "This tool does not support the construct: rewrite it in the portable subset (no "
         "'inside', interfaces, unpacked structs; use explicit comparisons and packed types)."
     ),
+    Category.SIMULATOR_LIMITATION: (
+        "The simulator notes a limit of its own and builds the design anyway: no change is "
+        "needed unless the behaviour it describes matters here."
+    ),
     Category.ASSERTION_FAILED: (
         "An assertion or $error fired: read its message and fix the design behaviour it checks, "
         "not the assertion."

@@ -34,6 +34,7 @@ from .enrich import add_snippets, merge
 from .includes import declares_package, include_closure, is_regular_file
 from .one_text import DesignText, preprocess
 from .slang_check import SlangReport, analyze
+from .tool_messages import limitations_as_warnings
 from .verdict import VERDICT_LINES, VERDICT_PLUSARG, judge
 
 WAVE_PLUSARG = "sa_waves"
@@ -448,7 +449,7 @@ class SimulatorFlow(ABC):
         text = outcome.stdout + "\n" + outcome.stderr
         atomic_write(out_dir / "compile.log", text)
         failed = outcome.exit_code != 0 or outcome.timed_out or not executable.exists()
-        own = self.parse_compile(text)
+        own = limitations_as_warnings(self.parse_compile(text), failed)
         if design_text is not None:
             own = design_text.remap(own, text_names)
         diagnostics = add_snippets(self.workspace, merge(own, report.diagnostics, failed))

@@ -66,6 +66,7 @@ def parse_iverilog(workspace: Workspace, text: str) -> list[Diagnostic]:
             Diagnostic(
                 severity=Severity.WARNING if kind == "warning" else Severity.ERROR,
                 category=category,
+                code="sorry" if kind == "sorry" else None,
                 file=_workspace_path(workspace, match["file"]),
                 line=int(match["line"]),
                 message=message,
@@ -74,6 +75,28 @@ def parse_iverilog(workspace: Workspace, text: str) -> list[Diagnostic]:
             )
         )
     return found
+
+
+def limitations_as_warnings(found: list[Diagnostic], failed: bool) -> list[Diagnostic]:
+    """Icarus's "sorry:" messages are errors only when they alone stopped the build: with a
+    build that succeeded, or that failed on other errors, each is a warning of the simulator's
+    own limits (`SIMULATOR_LIMITATION`), so one misnamed port reads as one error."""
+    sorry = [d.code == "sorry" and d.severity == Severity.ERROR for d in found]
+    others = any(d.severity == Severity.ERROR and not s for d, s in zip(found, sorry, strict=True))
+    if failed and not others:
+        return found
+    return [
+        d.model_copy(
+            update={
+                "severity": Severity.WARNING,
+                "category": Category.SIMULATOR_LIMITATION,
+                "hint": HINTS[Category.SIMULATOR_LIMITATION],
+            }
+        )
+        if s
+        else d
+        for d, s in zip(found, sorry, strict=True)
+    ]
 
 
 def parse_verilator(workspace: Workspace, text: str) -> list[Diagnostic]:
