@@ -15,6 +15,7 @@ import pytest
 from silicon_agent.hdl.registry import REPO, Statement, block_trace, load_coverage, load_registry
 from silicon_agent.host.modem import case_params, generator_block
 from silicon_agent.refmodels.vectors import generate
+from silicon_agent.suite.design import Block, Judge
 
 BLOCKS = ["crc_checker", "descrambler", "qam_demodulator", "resource_demapper"]
 SEEDS = (1, 2, 3, 1234567)
@@ -43,12 +44,18 @@ def coverage() -> dict[str, list[Statement]]:
     return load_coverage()
 
 
+def mapped(name: str, coverage: dict[str, list[Statement]]) -> tuple[Block, Judge]:
+    """The block and its judge, which the map must cover."""
+    block = load_registry().block(name)
+    assert block.judge is not None and name in coverage, f"{name}: no coverage map"
+    return block, block.judge
+
+
 @pytest.mark.parametrize("name", BLOCKS)
 def test_every_brief_statement_has_judge_cases(
     name: str, coverage: dict[str, list[Statement]]
 ) -> None:
-    block = load_registry().block(name)
-    assert block.judge is not None and name in coverage, f"{name}: no coverage map"
+    block, judge = mapped(name, coverage)
     spec = flat(block.spec)
     covered = [False] * len(spec)
     for statement in coverage[name]:
@@ -57,7 +64,7 @@ def test_every_brief_statement_has_judge_cases(
         assert at >= 0, f"{name}: not in the brief: {quote!r}"
         covered[at : at + len(quote)] = [True] * len(quote)
         assert statement.cases, f"{name}: no judge case exercises {quote!r}"
-        unknown = set(statement.cases) - set(block.judge.cases)
+        unknown = set(statement.cases) - set(judge.cases)
         assert not unknown, f"{name}: {sorted(unknown)} are no judge cases ({quote!r})"
     left = "".join(c if not done else "\0" for c, done in zip(spec, covered, strict=True))
     unquoted = [part.strip() for part in left.split("\0") if part.strip(" ,;:.")]
@@ -68,11 +75,10 @@ def test_every_brief_statement_has_judge_cases(
 def test_every_judge_case_and_check_serves_a_statement(
     name: str, coverage: dict[str, list[Statement]]
 ) -> None:
-    block = load_registry().block(name)
-    assert block.judge is not None and name in coverage, f"{name}: no coverage map"
+    block, judge = mapped(name, coverage)
     cited = {case for s in coverage[name] for case in s.cases}
-    assert set(block.judge.cases) <= cited, (
-        f"{name}: judge cases no brief statement asks for: {set(block.judge.cases) - cited}"
+    assert set(judge.cases) <= cited, (
+        f"{name}: judge cases no brief statement asks for: {set(judge.cases) - cited}"
     )
     claimed = {signal for s in coverage[name] for signal in s.checks}
     judged = judged_signals(name)
@@ -93,16 +99,15 @@ def values(params: dict[str, Any], key: str) -> set[str]:
 def test_each_seed_draws_what_the_statements_need(
     name: str, coverage: dict[str, list[Statement]], tmp_path: Path
 ) -> None:
-    block = load_registry().block(name)
-    assert block.judge is not None and name in coverage, f"{name}: no coverage map"
+    block, judge = mapped(name, coverage)
     needing = [s for s in coverage[name] if s.needs]
     drawn: dict[tuple[int, str], dict[str, Any]] = {}
     for seed in SEEDS:
-        for case in block.judge.cases:
+        for case in judge.cases:
             out = tmp_path / f"{seed}-{case}"
             sidecar = generate(generator_block(block), out, seed, case_params(block, case))[0]
             drawn[seed, case] = json.loads(sidecar.read_text())["params"]
-    for case in block.judge.cases:
+    for case in judge.cases:
         # Fresh per call: another seed draws other parameters.
         assert len({repr(drawn[seed, case]) for seed in SEEDS}) == len(SEEDS), (name, case)
     for statement in needing:
