@@ -16,6 +16,7 @@ from silicon_agent.suite.yaml_file import read_yaml
 HDL_DIR = Path(__file__).resolve().parent
 REPO = HDL_DIR.parent
 BLOCKS_YAML = HDL_DIR / "blocks.yaml"
+COVERAGE_YAML = HDL_DIR / "coverage.yaml"
 PACKAGE_SV = "hdl/pkg/lte_baseband_pkg.sv"
 
 Registry = Design
@@ -25,6 +26,8 @@ __all__ = [
     "Block",
     "BlockStatus",
     "BlockTrace",
+    "COVERAGE_YAML",
+    "Statement",
     "PACKAGE_SV",
     "Plusarg",
     "Port",
@@ -32,6 +35,7 @@ __all__ = [
     "Registry",
     "Vectors",
     "block_trace",
+    "load_coverage",
     "load_registry",
     "load_sidecar",
 ]
@@ -86,3 +90,29 @@ def load_registry(path: Path = BLOCKS_YAML) -> Registry:
 def load_sidecar(case_dir: Path, block: str) -> dict:
     """The JSON sidecar refmodels writes next to a case's hex files."""
     return json.loads((case_dir / f"{block}.json").read_text())
+
+
+class Statement(BaseModel):
+    """One statement of a block's brief and the judge cases that exercise it
+    (``hdl/coverage.yaml``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    says: str = Field(min_length=1, description="the statement, quoted from the block's spec")
+    cases: list[str] = Field(description="the judge cases that exercise it")
+    checks: list[str] = Field(
+        min_length=1, description="the signals the judge compares for it (testbench, trace)"
+    )
+    needs: dict[str, list[str | int]] = Field(
+        default_factory=dict,
+        description="parameter values each seed must draw in one of its cases",
+    )
+
+
+def load_coverage(path: Path = COVERAGE_YAML) -> dict[str, list[Statement]]:
+    """Per block, the map from its brief's statements to the judge cases."""
+    raw = read_yaml(path) or {}
+    return {
+        block: [Statement.model_validate(s) for s in statements]
+        for block, statements in raw.items()
+    }

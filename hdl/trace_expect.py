@@ -51,11 +51,18 @@ def crc_checker(d: Path, _: Sidecar) -> ExpectedStream:
         read_words(d / "expected_pass.hex"), read_words(d / "expected_syndrome.hex"), strict=True
     )
     data = [f"{(int(p, 16) & 1) << 24 | int(s, 16):x}" for p, s in verdicts]
-    return ExpectedStream(data=data)
+    return ExpectedStream(data=data, last=[1] * len(data))  # tlast on every verdict
 
 
 def descrambler(d: Path, _: Sidecar) -> ExpectedStream:
-    return _stream(read_words(d / "expected_llr_out.hex"))
+    """tlast on each codeword's last LLR (the codewords' lengths in their words' top bits)."""
+    data = read_words(d / "expected_llr_out.hex")
+    last = [0] * len(data)
+    end = 0
+    for word in read_words(d / "stimulus_codewords.hex"):
+        end += int(word, 16) >> 32
+        last[end - 1] = 1
+    return ExpectedStream(data=data, last=last)
 
 
 def qam_demodulator(d: Path, _: Sidecar) -> ExpectedStream:

@@ -34,6 +34,7 @@ from .feedback import (
 from .llm.gateway import Ledger, now_iso
 from .llm.types import Message, ProviderError, StructuredOutputError, ToolCall, ToolSpec
 from .memory.hooks import MemoryHooks
+from .modem import settled
 from .phases import MODEL_PHASES, IllegalTransition, Phase, check
 from .prompting import (
     block_brief,
@@ -442,13 +443,17 @@ class BlockLoop(MemoryHooks):
         for label, simulator, arguments in self.team.judge_calls(self.block):
             # The build comes on top of the simulation's own limit.
             limit = max(self.limits.tool_timeout_s, float(arguments["timeout_s"]) + 600)
-            result = await self.team.tool(
-                simulator, "run_testbench", arguments, ledger, tag, timeout_s=limit
+            result = settled(
+                await self.team.tool(
+                    simulator, "run_testbench", arguments, ledger, tag, timeout_s=limit
+                )
             )
             if result.get("status") == "SIM_FAIL" and arguments.get("waves") in (None, "none"):
                 arguments = {**arguments, "waves": "vcd"}
-                result = await self.team.tool(
-                    simulator, "run_testbench", arguments, ledger, tag, timeout_s=limit
+                result = settled(
+                    await self.team.tool(
+                        simulator, "run_testbench", arguments, ledger, tag, timeout_s=limit
+                    )
                 )
             runs.append({"run": label, "status": result.get("status")})
             if result.get("status") != "PASS":

@@ -29,7 +29,7 @@ from .distill import (
 )
 from .feedback import HIDDEN, compact_diagnostics, scrub
 from .mcp_client import McpConfig, ServerPool
-from .modem import new_seed, stage, testbench_arguments
+from .modem import new_seed, settled, stage, testbench_arguments
 from .state import StateStore
 
 SERVERS = ["iverilog", "verilator", "vcd", "openlane"]
@@ -37,6 +37,7 @@ MAX_FILE_BYTES = 1_000_000
 MAX_FILES = 16
 RTL_SUFFIXES = (".sv", ".v", ".svh")
 SYNTH_CALL_TIMEOUT_S = 420.0
+SEED_MAX = 2**31 - 1  # the seeds new_seed draws: 1..SEED_MAX
 STAGING_SLOTS = 2  # candidates staged at once, each in a thread of its own
 
 Verdict = Literal[
@@ -417,8 +418,14 @@ class ModemDesk:
         return folder, sources, staging, visible
 
     async def verify_block(
-        self, name: str, rtl_files: list[str], simulator: SimulatorName | None = None
+        self,
+        name: str,
+        rtl_files: list[str],
+        simulator: SimulatorName | None = None,
+        seed: int | None = None,
     ) -> VerifyResult:
+        """The candidate on the block's judge cases, their parameters and vectors drawn from
+        `seed` (a fresh one when None): a seed a verdict returned gives that verdict again."""
         block = self.block(name)
         if block is None or block.judge is None or block.vectors is None:
             known = [b.name for b in self.design.blocks if b.judge is not None]
@@ -428,12 +435,21 @@ class ModemDesk:
             return VerifyResult(
                 block=name, status="INVALID_INPUT", summary=problem.message, error=problem
             )
+        if seed is not None and (isinstance(seed, bool) or not 1 <= seed <= SEED_MAX):
+            problem = Problem(
+                argument="seed",
+                message=f"seed must be an integer from 1 to {SEED_MAX}, got {seed!r}",
+                hint="give the seed a verdict returned, or none for a fresh one",
+            )
+            return VerifyResult(
+                block=name, status="INVALID_INPUT", summary=problem.message, error=problem
+            )
         candidate = self.read_candidate(rtl_files)
         if isinstance(candidate, Problem):
             return VerifyResult(
                 block=name, status="INVALID_INPUT", summary=candidate.message, error=candidate
             )
-        seed = new_seed()
+        seed = new_seed() if seed is None else seed
         folder, sources, staging, visible = await self.staged(block, candidate, seed)
         hidden = {*staging.hidden, *(f"{folder}/{h}" for h in staging.hidden)}
         try:
@@ -468,10 +484,10 @@ class ModemDesk:
                 block, run, seed, sources, prefix=f"{folder}/", package=self.design.package
             )
             limit = float(args["timeout_s"]) + 600
-            result = await self.call(run.simulator, "run_testbench", args, limit)
+            result = settled(await self.call(run.simulator, "run_testbench", args, limit))
             if result.get("status") == "SIM_FAIL":
-                result = await self.call(
-                    run.simulator, "run_testbench", {**args, "waves": "vcd"}, limit
+                result = settled(
+                    await self.call(run.simulator, "run_testbench", {**args, "waves": "vcd"}, limit)
                 )
             done.append({"run": f"{run.case}@{run.simulator}", "status": result.get("status")})
             if result.get("status") != "PASS":

@@ -36,6 +36,7 @@ from .mcp_client import REPO_ROOT, WORKSPACE_ENV, default_mcp_config, load_mcp_c
 from .memory.search import MemoryHit, store_folders, workspace_store
 from .memory.search import search as search_memory
 from .modem_desk import (
+    SEED_MAX,
     BlockBrief,
     BlockSummary,
     ModemDesk,
@@ -239,8 +240,18 @@ class Modem:
             Literal["iverilog", "verilator"] | None,
             Field(description="One simulator; default: every simulator the block lists"),
         ] = None,
+        seed: Annotated[
+            int | None,
+            Field(
+                description="Replay: the seed an earlier verdict returned draws the same cases "
+                "and vectors, so the same candidate gets the same verdict and first mismatch; "
+                "default: a fresh seed",
+                ge=1,
+                le=SEED_MAX,
+            ),
+        ] = None,
     ) -> VerifyResult:
-        return await self.desk.verify_block(block, rtl_files, simulator)
+        return await self.desk.verify_block(block, rtl_files, simulator, seed)
 
     async def synthesize_block(
         self,
@@ -469,6 +480,9 @@ REGISTRY = Registry(
             description="Judge a candidate (workspace-relative .sv files; the block's module "
             "and any of its own submodules) on the block's hidden testbench with freshly "
             "generated vectors, on the simulators the registry names (or the one given). "
+            "Each call draws its cases' parameters (modes, configurations, lengths) across "
+            "the brief's range from a fresh seed, which the verdict returns; giving that seed "
+            "back replays the same cases. "
             "Returns the verdict, the first mismatch, the mismatch count and an "
             "explain_mismatch digest of the candidate's own signals; never the testbench, the "
             "vectors or reference RTL (diagnostics in hidden files are counted, not shown).",

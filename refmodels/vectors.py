@@ -19,7 +19,7 @@ from silicon_agent.refmodels.cell_config import CellConfig
 from silicon_agent.refmodels.channel import awgn, multipath
 from silicon_agent.refmodels.channel_estimator import estimate_channel_fixed
 from silicon_agent.refmodels.crc import crc_attach, crc_remainder
-from silicon_agent.refmodels.descrambler import descramble
+from silicon_agent.refmodels.descrambler import descramble, descramble_fixed
 from silicon_agent.refmodels.dl_sch_encoder import DlSchPlan, encode_dl_sch
 from silicon_agent.refmodels.dl_sch_processor import (
     decode_dl_sch,
@@ -49,7 +49,7 @@ from silicon_agent.refmodels.ofdm_demodulator import (
 )
 from silicon_agent.refmodels.ofdm_modulator import ofdm_modulate
 from silicon_agent.refmodels.qam_demodulator import FIXED_SHIFT, demodulate_fixed, level_raw
-from silicon_agent.refmodels.qpp_table import qpp_params
+from silicon_agent.refmodels.qpp_table import VALID_K, qpp_params
 from silicon_agent.refmodels.rate_dematcher import rate_dematch_fixed
 from silicon_agent.refmodels.rate_matching import n_cb, rate_match
 from silicon_agent.refmodels.reference_channels import REFERENCE_CHANNELS
@@ -115,6 +115,14 @@ def _awgn(x: np.ndarray, n0: float, rng: np.random.Generator) -> np.ndarray:
     return x + np.sqrt(n0 / 2) * (rng.normal(size=x.size) + 1j * rng.normal(size=x.size))
 
 
+def _drawn(p: dict, rng: np.random.Generator) -> np.random.Generator:
+    """The random stream of a case whose parameters are drawn (``draw`` = k > 0): its own
+    stream per k, so the drawn cases of one seed differ (tooling, no 3GPP clause)."""
+    if not p.get("draw"):
+        return rng
+    return np.random.default_rng([int(rng.integers(1 << 32)), int(p["draw"])])
+
+
 def _llr_stream(
     n_bits: int, snr_db: float, rng: np.random.Generator, bits: np.ndarray | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -137,14 +145,18 @@ def _llr_stream(
 
 def _qam_demodulator(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
     """Qam demodulator (TS 36.211 7.1)."""
+    rng = _drawn(p, rng)
     mod = str(p.get("mod", "QPSK"))
-    n = int(p.get("n_symbols", 600))
-    snr = float(p.get("snr_db", {"QPSK": 4.0, "16QAM": 10.0, "64QAM": 16.0}[mod]))
+    base_snr = {"QPSK": 4.0, "16QAM": 10.0, "64QAM": 16.0}[mod]
+    drawn = bool(p.get("draw"))
+    # Drawn: the symbol count, the SNR (LLRs from small to saturated) and a wider 1/N0 spread.
+    n = int(p.get("n_symbols", rng.integers(200, 700) if drawn else 600))
+    snr = float(p.get("snr_db", round(base_snr + rng.uniform(-6, 10), 2) if drawn else base_snr))
     qm = BITS_PER_SYMBOL[mod]
     bits = rng.integers(0, 2, qm * n).astype(np.uint8)
     n0 = 10 ** (-snr / 10)
     # Per-RE 1/N0 spread as after a frequency-selective channel and a ZF equaliser.
-    gain = rng.uniform(0.5, 1.5, n)
+    gain = rng.uniform(0.25, 2.0, n) if drawn else rng.uniform(0.5, 1.5, n)
     y = _awgn(modulate(bits, mod), n0 / gain**2, rng)
     yi, yq = quantise(y.real, EQ_OUT), quantise(y.imag, EQ_OUT)
     scale = quantise(gain**2 / n0, NOISE_SCALE)
@@ -171,20 +183,59 @@ def _qam_demodulator(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile
 
 
 def _descrambler(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
-    """Descrambler (TS 36.211 6.3.1)."""
-    n = int(p.get("n_bits", 13800))
-    rnti = int(p.get("rnti", 0x003D))
-    cell = int(p.get("cell_id", 0))
-    sf = int(p.get("subframe", 1))
-    c_init = pdsch_c_init(rnti, cell, sf)
-    _, llr = _llr_stream(n, 5.0, rng)
-    p.update(n_bits=n, rnti=rnti, cell_id=cell, subframe=sf, c_init=c_init)
+    """Descrambler (TS 36.211 6.3.1): one codeword, or with ``draw`` 2 to 4 codewords back to
+    back, each with its own RNTI, cell, subframe and codeword index q drawn from the case's
+    seed, and raw -128 words among the LLRs (the negation saturates)."""
+    rng = _drawn(p, rng)
+    if p.get("draw"):
+        n_cw = int(p.get("n_codewords", rng.integers(2, 5)))
+        lengths = [int(rng.integers(200, 2000)) for _ in range(n_cw)]
+        qs = [int(q) for q in rng.permutation([0, 1] + [int(rng.integers(2))] * (n_cw - 2))]
+        configs = [
+            (int(rng.integers(1, 1 << 16)), int(rng.integers(504)), int(rng.integers(10)), q)
+            for q in qs
+        ]
+    else:
+        n_cw = 1
+        lengths = [int(p.get("n_bits", 13800))]
+        configs = [
+            (int(p.get("rnti", 0x003D)), int(p.get("cell_id", 0)), int(p.get("subframe", 1)), 0)
+        ]
+    llr_in, llr_out, gold, words = [], [], [], []
+    for n, (rnti, cell, sf, q) in zip(lengths, configs, strict=True):
+        c_init = pdsch_c_init(rnti, cell, sf, q)
+        _, llr = _llr_stream(n, 5.0, rng)
+        if p.get("draw"):
+            llr[rng.random(n) < 0.02] = -(LLR.max_raw + 1)
+        llr_in.append(llr)
+        llr_out.append(descramble_fixed(llr, c_init))
+        gold.append(gold_sequence(c_init, n))
+        words.append((n << 32) | c_init)
+    rnti, cell, sf, _ = configs[0]
+    p.update(
+        n_bits=sum(lengths),
+        n_codewords=n_cw,
+        rnti=rnti,
+        cell_id=cell,
+        subframe=sf,
+        c_init=words[0] & 0xFFFFFFFF,
+        codewords=[
+            {"n": n, "rnti": r, "cell_id": c, "subframe": s, "q": q}
+            for n, (r, c, s, q) in zip(lengths, configs, strict=True)
+        ],
+    )
     return [
-        _f("llr_in", "stimulus", LLR.width, True, "scrambled LLRs", llr),
+        _f("llr_in", "stimulus", LLR.width, True, "scrambled LLRs", np.concatenate(llr_in)),
         _f(
-            "gold", "expected", 1, False, "c(n) of 36.211 7.2 (debug aid)", gold_sequence(c_init, n)
+            "codewords",
+            "stimulus",
+            48,
+            False,
+            "per codeword {n[15:0], c_init[31:0]}: c_init = rnti*2^14 + q*2^13 + sf*2^9 + cell",
+            np.array(words),
         ),
-        _f("llr_out", "expected", LLR.width, True, "descrambled LLRs", descramble(llr, c_init)),
+        _f("gold", "expected", 1, False, "c(n) of 36.211 7.2 (debug aid)", np.concatenate(gold)),
+        _f("llr_out", "expected", LLR.width, True, "descrambled LLRs", np.concatenate(llr_out)),
     ], ["TS 36.211 6.3.1", "TS 36.211 7.2"]
 
 
@@ -289,20 +340,32 @@ def _turbo_decoder(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile],
 
 def _crc_checker(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
     """Crc checker (TS 36.212 5.1.1)."""
+    rng = _drawn(p, rng)
     crc = str(p.get("crc", "24B"))
-    k = int(p.get("K", 6144))
+    drawn = bool(p.get("draw"))
+    if drawn and "K" not in p:
+        # A code block size of Table 5.1.3-3 for CRC-24B, any whole-byte transport block for 24A.
+        k = int(rng.choice(VALID_K)) if crc == "24B" else 8 * int(rng.integers(2, 765)) + 24
+    else:
+        k = int(p.get("K", 6144))
+    n_blocks = int(rng.integers(4, 8)) if drawn else 4
     blocks = [
         crc_attach(rng.integers(0, 2, k - 24).astype(np.uint8), crc)  # type: ignore[arg-type]
-        for _ in range(4)
+        for _ in range(n_blocks)
     ]
     blocks[1] = blocks[1].copy()
     blocks[1][rng.integers(k)] ^= 1
     blocks[3] = blocks[3].copy()
     blocks[3][:2] ^= 1
+    if drawn:  # and a burst in a drawn block, parity bits included
+        hit = int(rng.integers(n_blocks))
+        start = int(rng.integers(k - 8))
+        blocks[hit] = blocks[hit].copy()
+        blocks[hit][start : start + 8] ^= rng.integers(0, 2, 8).astype(np.uint8)
     syn = [crc_remainder(b, crc) for b in blocks]  # type: ignore[arg-type]
-    p.update(crc=crc, K=k, n_blocks=4)
+    p.update(crc=crc, K=k, n_blocks=n_blocks)
     return [
-        _f("bits", "stimulus", 1, False, "4 blocks of K bits, CRC last", np.concatenate(blocks)),
+        _f("bits", "stimulus", 1, False, "blocks of K bits, CRC last", np.concatenate(blocks)),
         _f("syndrome", "expected", 24, False, "CRC register after each block", np.array(syn)),
         _f(
             "pass",
@@ -390,14 +453,25 @@ def _rx_grid(p: dict, rng: np.random.Generator) -> tuple:
     36.101 B.2)."""
 
     ref = REFERENCE_CHANNELS[str(p.get("rc", "R.2"))]
+    qm, cfi, prbs = ref.qm, ref.cfi, ref.prb_array()
+    rng = _drawn(p, rng)
+    if p.get("draw"):
+        # Drawn from the case's seed: cell, subframe, CFI, modulation and any set of RBs
+        # (from one RB to all 50), over AWGN unless the case names a channel.
+        p.setdefault("cell_id", int(rng.integers(504)))
+        p.setdefault("subframe", int(rng.integers(10)))
+        p.setdefault("channel", "awgn")
+        cfi = int(p.get("cfi", rng.integers(1, 4)))
+        qm = int(rng.choice([2, 4, 6]))
+        n_rb = int(rng.choice([int(rng.integers(1, 50)), 50]))
+        prbs = np.sort(rng.choice(50, n_rb, replace=False)).astype(np.int64)
     sf = int(p.get("subframe", 1))
     snr = float(p.get("snr_db", 20.0))
     chan = str(p.get("channel", "epa"))
-    cell = CellConfig(n_cell_id=int(p.get("cell_id", 1)), cfi=ref.cfi, subframe=sf)
-    prbs = ref.prb_array()
-    g = pdsch_capacity(cell, prbs, ref.qm)
+    cell = CellConfig(n_cell_id=int(p.get("cell_id", 1)), cfi=cfi, subframe=sf)
+    g = pdsch_capacity(cell, prbs, qm)
     bits = rng.integers(0, 2, g).astype(np.uint8)
-    grid = build_subframe(cell, prbs, modulate(bits, modulation_for_qm(ref.qm)), rng)
+    grid = build_subframe(cell, prbs, modulate(bits, modulation_for_qm(qm)), rng)
     doppler = float(p.get("doppler_hz", 5.0))
     si, sq = _through_channel(ofdm_modulate(grid), chan, doppler, snr, rng)
     p.update(
@@ -407,8 +481,8 @@ def _rx_grid(p: dict, rng: np.random.Generator) -> tuple:
         channel=chan,
         cell_id=cell.n_cell_id,
         cfi=cell.cfi,
-        prbs=ref.prbs,
-        Qm=ref.qm,
+        prbs=[int(r) for r in prbs],
+        Qm=qm,
         G=g,
     )
     return cell, prbs, si, sq

@@ -2,9 +2,10 @@
 // Shared widths, formats and configuration types of the LTE Cat-1 downlink baseband.
 //
 // The fixed-point formats (<NAME>_W = all bits including the sign, <NAME>_FRAC = fractional
-// bits) are the same numbers as refmodels/fixed_point.py; tests/hdl/test_pkg_drift.py parses this
-// file and fails when the two tables differ.  Saturation is symmetric (the most negative code
-// is never produced) and rounding is add-half-LSB-then-truncate, as in the refmodels.
+// bits): a word is signed two's complement, value = raw / 2^<NAME>_FRAC, unless its comment
+// says unsigned. Saturation is symmetric (the most negative code, e.g. -128 for an 8-bit LLR,
+// is never produced: +-(2^(W-1) - 1) are the limits) and rounding is round half up: add half
+// an LSB, then truncate (an arithmetic shift right).
 // Each block uses a subset of this shared table, so unused-parameter warnings are expected here.
 /* verilator lint_off UNUSEDPARAM */
 package lte_baseband_pkg;
@@ -35,7 +36,7 @@ package lte_baseband_pkg;
   localparam int LLR_MAX = (1 << (LLR_W - 1)) - 1;
 
   // ------------------------------------------------------------------ AXI-Stream payloads
-  // Complex samples travel as {I, Q} with I in the upper half (refmodels/hexio.py pack_iq).
+  // Complex samples travel as {I, Q} with I in the upper half of the word, Q in the lower.
   localparam int IQ_TDATA_W = 2 * IQ_SAMPLE_W;
   localparam int FFT_TDATA_W = 2 * FFT_OUT_W;
   localparam int CHAN_TDATA_W = 2 * CHAN_EST_W;
@@ -95,7 +96,7 @@ package lte_baseband_pkg;
   localparam int CB_MAX = 2;
   // Downlink HARQ processes of an FDD UE (TS 36.213 7, TS 36.321 5.3.2) and the soft-buffer
   // words one process holds per soft d stream: the largest sum of K_r + 4 over the code blocks
-  // of a Cat-1 transport block (refmodels/harq.py soft_words_per_process; 2 x (5184 + 4)).
+  // of a Cat-1 transport block (two code blocks of K = 5184: 2 x (5184 + 4)).
   // 8 processes x 3 streams x HARQ_PROC_DEPTH LLRs = 249024 soft bits of the 250368 a Cat-1 UE
   // has (TS 36.306 Table 4.1-1), at LLR_W bits each.
   localparam int HARQ_PROC = 8;

@@ -6,7 +6,8 @@
 // configuration ports when the first LLR of a codeword arrives (they must be stable from then
 // until that beat is accepted); the two m-sequences are then advanced past N_C = 1600 at
 // WARM_STEPS per cycle while the input is held off, after which one LLR passes per cycle,
-// negated where c(n) = 1. Symmetric LLR saturation makes the negation overflow-free.
+// negated where c(n) = 1. The negation saturates: -(-128) = +127 (the LLR format never
+// produces -128, but the word can hold it).
 module descrambler #(
     parameter int WARM_STEPS = 16  // m-sequence steps per warm-up cycle; divides 1600
 ) (
@@ -45,6 +46,7 @@ module descrambler #(
   logic   [C_INIT_W-1:0]   c_init_w;
   logic   [WARM_CNT_W-1:0] warm_cnt_r;
   logic                    c_w;
+  logic   [   LLR_W-1:0]   neg_w;
   logic                    in_fire_w;
   logic   [   LLR_W-1:0]   out_data_r;
   logic                    out_valid_r;
@@ -52,6 +54,8 @@ module descrambler #(
 
   assign c_init_w = C_INIT_W'({rnti_i, codeword_i, subframe_i, cell_id_i});
   assign c_w = x1_r[0] ^ x2_r[0];
+  assign neg_w = (s_axis_tdata_i == {1'b1, {(LLR_W - 1) {1'b0}}}) ? LLR_W'(LLR_MAX) :
+      -s_axis_tdata_i;
 
   // WARM_STEPS steps of x1(n+31) = x1(n+3) + x1(n) and x2(n+31) = x2(n+3)+x2(n+2)+x2(n+1)+x2(n).
   always_comb begin
@@ -97,7 +101,7 @@ module descrambler #(
           if (in_fire_w) begin
             x1_r <= {x1_r[3] ^ x1_r[0], x1_r[C_INIT_W-1:1]};
             x2_r <= {x2_r[3] ^ x2_r[2] ^ x2_r[1] ^ x2_r[0], x2_r[C_INIT_W-1:1]};
-            out_data_r <= c_w ? -s_axis_tdata_i : s_axis_tdata_i;
+            out_data_r <= c_w ? neg_w : s_axis_tdata_i;
             out_valid_r <= 1'b1;
             out_last_r <= s_axis_tlast_i;
             if (s_axis_tlast_i) state_r <= ST_IDLE;

@@ -3,7 +3,8 @@
 // Self-checking testbench of crc_checker against refmodels vectors (crc_checker generator).
 // Plusargs: VECTORS=<case dir>, CRC=<0 24A|1 24B>, K=<bits per block>, NBLK=<blocks>,
 // optional SEED. Random input gaps and random output back-pressure throughout; a reset in the
-// middle of the stream (pass 0) after which the whole case is replayed (pass 1).
+// middle of the stream (pass 0) after which the whole case is replayed (pass 1). tuser carries
+// the polynomial on each block's first beat and random values on the others.
 module tb_crc_checker;
   import lte_baseband_pkg::*;
 
@@ -33,6 +34,7 @@ module tb_crc_checker;
   int rst_cnt = 4;
   int limit = 0;
   logic gate_r = 1'b0;
+  logic noise_r = 1'b0;
   logic ready_r = 1'b0;
 
   logic s_tdata, s_tuser, s_tvalid, s_tready, s_tlast;
@@ -58,7 +60,7 @@ module tb_crc_checker;
 
   assign s_tvalid = rst_n && gate_r && (in_idx < n_in);
   assign s_tdata = (in_idx < n_in) ? stim[in_idx] : 1'b0;
-  assign s_tuser = crc_sel[0];
+  assign s_tuser = ((in_idx % k_bits) == 0) ? crc_sel[0] : noise_r;
   assign s_tlast = ((in_idx % k_bits) == k_bits - 1);
   assign expected = {exp_pass[out_idx % MAX_BLK], exp_syn[out_idx % MAX_BLK]};
 
@@ -83,11 +85,13 @@ module tb_crc_checker;
     cycle <= cycle + 1;
     `TB_RESET_RELEASE
     if (rst_n) begin
+      noise_r <= 1'($urandom);
       if (s_tvalid && s_tready) in_idx <= in_idx + 1;
       if (m_tvalid && ready_r) begin
         samples = samples + 1;
         `TB_MISMATCH_IF(out_idx >= n_blk || m_tdata !== expected,
                         "m_axis_tdata_o", expected, m_tdata)
+        `TB_EXPECT("m_axis_tlast_o", 1'b1, m_tlast)
         out_idx <= out_idx + 1;
         if (pass_no == 1 && out_idx + 1 == n_blk) begin
           `TB_FINISH

@@ -4,6 +4,8 @@
 // generator). Plusargs: VECTORS=<case dir>, CELL, CFI, SF, RBMASK=<hex bitmap, bit = RB>,
 // N_OUT=<PDSCH REs>, optional SEED. Random input gaps and output back-pressure; pass 0 is cut
 // by a reset in the middle of the subframe, pass 1 and pass 2 run the subframe back to back.
+// The configuration ports hold the case's values while a subframe's first RE is presented and
+// random values on every other RE (the block takes them with the first RE).
 module tb_resource_demapper;
   import lte_baseband_pkg::*;
 
@@ -34,6 +36,9 @@ module tb_resource_demapper;
   int rst_cnt = 4;
   int limit = 20 * N_IN;
   logic gate_r = 1'b0;
+  logic [63:0] noise_r = '0;
+  logic [63:0] noise2_r = '0;
+  logic at_first;
   logic ready_r = 1'b0;
 
   logic s_tvalid, s_tready, s_tlast;
@@ -44,10 +49,10 @@ module tb_resource_demapper;
   resource_demapper dut (
       .clk(clk),
       .rst_n(rst_n),
-      .cell_id_i(cell_id_v[N_CELL_ID_W-1:0]),
-      .cfi_i(cfi[1:0]),
-      .subframe_i(sf[SUBFRAME_W-1:0]),
-      .rb_mask_i(rb_mask),
+      .cell_id_i(at_first ? cell_id_v[N_CELL_ID_W-1:0] : noise_r[N_CELL_ID_W-1:0]),
+      .cfi_i(at_first ? cfi[1:0] : noise_r[17:16]),
+      .subframe_i(at_first ? sf[SUBFRAME_W-1:0] : noise_r[27:24]),
+      .rb_mask_i(at_first ? rb_mask : noise2_r[N_RB_DL_MAX-1:0]),
       .s_axis_tdata_i(s_tdata),
       .s_axis_tvalid_i(s_tvalid),
       .s_axis_tready_o(s_tready),
@@ -63,6 +68,7 @@ module tb_resource_demapper;
   assign s_tvalid = rst_n && gate_r && (in_pass <= LAST_PASS);
   assign s_tdata = stim[in_idx%N_IN];
   assign s_tlast = (in_idx == N_IN - 1);
+  assign at_first = (in_idx == 0);
 
   initial begin
     if (!$value$plusargs("VECTORS=%s", dir)) $fatal(1, "tb: +VECTORS=<dir> missing");
@@ -82,6 +88,8 @@ module tb_resource_demapper;
     cycle <= cycle + 1;
     `TB_RESET_RELEASE
     if (rst_n) begin
+      noise_r <= {$urandom, $urandom};
+      noise2_r <= {$urandom, $urandom};
       if (s_tvalid && s_tready) begin
         in_idx <= (in_idx == N_IN - 1) ? 0 : in_idx + 1;
         if (in_idx == N_IN - 1) in_pass <= in_pass + 1;

@@ -104,7 +104,7 @@ async def test_a_plain_client_designs_crc_checker_over_stdio(tmp_path: Path) -> 
             {"block": "crc_checker", "rtl_files": ["cand/crc_checker.sv"], "simulator": "iverilog"},
         )
         assert good["status"] == "PASS", good
-        assert {r["run"] for r in good["runs"]} == {"crc24b_k40@iverilog", "crc24a_k4416@iverilog"}
+        assert {r["run"] for r in good["runs"]} == {"drawn_24a@iverilog", "drawn_24b@iverilog"}
         assert good["seed"] != bad["seed"]
 
         refused = await call(
