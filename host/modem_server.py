@@ -244,8 +244,8 @@ class Modem:
             int | None,
             Field(
                 description="Replay: the seed an earlier verdict returned draws the same cases "
-                "and vectors, so the same candidate gets the same verdict and first mismatch; "
-                "default: a fresh seed",
+                "and vectors, so the same candidate gets the same verdict and first mismatch "
+                "(a PASS on a replayed seed is confirmed on a fresh one); default: a fresh seed",
                 ge=1,
                 le=SEED_MAX,
             ),
@@ -482,7 +482,7 @@ REGISTRY = Registry(
             "generated vectors, on the simulators the registry names (or the one given). "
             "Each call draws its cases' parameters (modes, configurations, lengths) across "
             "the brief's range from a fresh seed, which the verdict returns; giving that seed "
-            "back replays the same cases. "
+            "back replays the same cases (a PASS on them is confirmed on a fresh draw). "
             "Returns the verdict, the first mismatch, the mismatch count and an "
             "explain_mismatch digest of the candidate's own signals; never the testbench, the "
             "vectors or reference RTL (diagnostics in hidden files are counted, not shown).",
