@@ -7,9 +7,11 @@ vectors (`.hidden-vectors/<block>/<case>/`); the simulator server's workspace is
 folder, so its include check (inside the workspace, not in the server's own state folder)
 lets the candidate `include "../.hidden-vectors/qam_demodulator/qpsk_drawn/expected_llr.hex"`
 (the answer key of this call) or `"../hdl/tb/tb_harness.svh"` (hidden testbench text). The
-design text then holds the hidden file: today its tokens only fail to parse (416 syntax errors
-in the hidden file, counted in the reply: a side channel on the expected values, replayable by
-the call's seed), and any hidden file that parses (a header with macros) becomes design code.
+design text then holds the hidden file: today its tokens only fail to parse (550, 180, 772
+syntax errors on three seeds, counted in the reply: the count follows the hidden expected
+values, a side channel replayable by the call's seed), and any hidden file that parses (a
+header with macros) becomes design code (the harness header is refused only for the name of
+the function it declares, in the hidden file).
 A fix: the candidate's includes resolve only among the candidate's own files (stage them in a
 folder of their own that holds nothing hidden, or give the simulator server `private`/listed
 paths that name the hidden assets), and an include of anything else is refused on the
