@@ -30,6 +30,7 @@ class Dut:
     top: str
     instance: str
     ports: frozenset[str]
+    module: str = ""  # the block's own top module: the one root of the explained sources
 
     @classmethod
     def of(cls, block: Block, top: str | None = None) -> Dut | None:
@@ -39,7 +40,7 @@ class Dut:
             return None
         ports = {p.name for p in block.ports} or set(_PORT.findall(block.interface))
         instance = str((block.trace or {}).get("dut") or "dut")
-        return cls(top, instance, frozenset(ports))
+        return cls(top, instance, frozenset(ports), block.top)
 
     @property
     def scope(self) -> str:
@@ -57,6 +58,10 @@ class Dut:
         if "." in name and name not in (f"{self.scope}.{leaf}", f"{self.instance}.{leaf}"):
             return None
         return leaf
+
+    def stream(self, prefix: object) -> bool:
+        """A stream prefix (`s_axis`) whose handshake ports are the DUT's."""
+        return isinstance(prefix, str) and any(p.startswith(f"{prefix}_tvalid") for p in self.ports)
 
     def inside(self, name: object) -> bool:
         return isinstance(name, str) and name.removeprefix("TOP.").startswith(self.scope + ".")
@@ -103,6 +108,10 @@ async def explain_first_mismatch(
         "depth": 16,
         "cycles_after": 0,
     }
+    if dut.module:
+        # the block's module is the one root: a stray module of the candidate's (one named
+        # like the DUT instance) is never elaborated as the design the dump shows
+        args["top"] = dut.module
     return within(await call(args), dut)
 
 
@@ -133,6 +142,15 @@ def within(result: dict[str, Any], dut: Dut) -> dict[str, Any]:
                 if isinstance(row, dict)
             ],
         }
+    if isinstance(out.get("inputs"), list):
+        # input beats: only the DUT's own input streams, and of each beat only DUT ports
+        kept = []
+        for beat in out["inputs"]:
+            if not isinstance(beat, dict) or not dut.stream(beat.get("port")):
+                continue
+            values = beat.get("values") if isinstance(beat.get("values"), dict) else {}
+            kept.append({**beat, "values": {k: v for k, v in values.items() if k in dut.ports}})
+        out["inputs"] = kept
     if isinstance(out.get("handshakes"), list):
         shown = [h for h in out["handshakes"] if isinstance(h, dict)]
         out["handshakes"] = [h for h in shown if dut.inside(h.get("prefix"))]

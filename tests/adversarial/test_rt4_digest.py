@@ -1,7 +1,7 @@
 """Red team rt4: the verify_block digest (explain_mismatch's cone, window and input beats) over
 real MCP stdio through `agent-host serve`, attacked by a candidate's own sources.
 
-Hole (open): the digest's input beats read testbench variables. `explain_mismatch` is asked
+Hole (closed): the digest's input beats read testbench variables. `explain_mismatch` is asked
 for `tb.dut.m_axis_tdata_o` with the candidate's files as its sources and no top, so every
 module of the candidate is a root of the driver graph. A candidate that adds an uninstantiated
 module named `dut` with an output `m_axis_tdata_o` makes the dump name end with that module's
@@ -51,11 +51,6 @@ def block_ports(name: str) -> set[str]:
     return {p.name for p in load_registry().block(name).ports}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="open hole: a stray module named 'dut' maps the mismatch to the testbench's scope "
-    "and the digest's input beats show testbench variables (inputs are not cut to the DUT)",
-)
 async def test_the_digest_input_beats_name_only_the_dut_ports(tmp_path: Path) -> None:
     assert "module dut" not in reference("qam_demodulator")
     mutant = QAM.replace(LEVEL, LEVEL.replace("1295", "1296")) + DECOY_DUT
