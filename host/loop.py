@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from silicon_agent.servers.core.sv.includes import foreign_includes
 from silicon_agent.suite.design import Block, testbench_side
 
 from .distill import (
@@ -389,6 +390,15 @@ class BlockLoop(MemoryHooks):
             summary = f"design code may not print: remove ${printing.group(1)}"
             state.feedback = Feedback(kind="compile", summary=summary)
             signature = "design_prints"
+            self.fail(state, signature, "write")
+            return "errors", {"signature": signature}, [(signature, summary)]
+        foreign = foreign_includes({Path(self.block.rtl_file).name: state.code or ""})
+        if foreign:
+            # The code is judged beside hidden files: it may include none of them (or any).
+            _, line, arg = foreign[0]
+            summary = f"line {line}: `include {arg[:80]}: design code may not include files"
+            state.feedback = Feedback(kind="compile", summary=summary)
+            signature = "design_includes"
             self.fail(state, signature, "write")
             return "errors", {"signature": signature}, [(signature, summary)]
         missing = self.uninstantiated(state.code or "")

@@ -15,6 +15,7 @@ from typing import Any, Literal, NamedTuple
 from pydantic import BaseModel, Field
 
 from silicon_agent.host.design_file import LoadedDesign, load_design
+from silicon_agent.servers.core.sv.includes import foreign_includes
 from silicon_agent.servers.core.workspace import InvalidInput, open_beneath
 from silicon_agent.suite.design import Block, Port, SimulatorName
 
@@ -378,6 +379,18 @@ class ModemDesk:
             except InvalidInput as exc:
                 return Problem(argument="rtl_files", message=str(exc), hint=exc.hint or "")
             read.append((rel, data))
+        # Staged side by side under their names, beside hidden files: an include may name
+        # only another candidate file (refused here, before a tool reads a token of any other).
+        by_name = {Path(rel).name: rel for rel, _ in read}
+        texts = {Path(rel).name: data.decode(errors="replace") for rel, data in read}
+        for name, line, arg in foreign_includes(texts):
+            return Problem(
+                argument="rtl_files",
+                message=f"{by_name[name]}:{line}: `include {arg[:80]} names no candidate file: a "
+                "candidate may include only its own files",
+                hint="List the header among rtl_files and include it by its bare name; the "
+                "block's package is imported (import its_pkg::*;), never included.",
+            )
         return read
 
     async def staged(

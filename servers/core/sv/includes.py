@@ -27,6 +27,33 @@ def strip_comments(text: str) -> str:
     return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
 
 
+# `include spelled with anything between the backtick and the word (a macro's pasting, a
+# line continuation) counts as an include too, so it is refused rather than followed.
+_ANY_INCLUDE = re.compile(r"`[`\s\\]*include\b")
+
+
+def foreign_includes(files: dict[str, str]) -> list[tuple[str, int, str]]:
+    """(file, line, argument) of every `include in `files` (name → text) that does not name
+    another of those files, as a plain quoted name next to the including file: a design
+    judged beside hidden files (a testbench, its vectors) may include only its own files,
+    refused on its own line before any tool reads a token of anything else."""
+    own = {str(Path(name)) for name in files}
+    found: list[tuple[str, int, str]] = []
+    for name, text in files.items():
+        clean = strip_comments(text)
+        plain = {m.start(): m for m in _INCLUDE.finditer(clean)}
+        for hit in _ANY_INCLUDE.finditer(clean):
+            line = clean.count("\n", 0, hit.start()) + 1
+            match = plain.get(hit.start())
+            arg = (
+                match.group("arg") if match else clean[hit.start() : hit.end() + 40].split("\n")[0]
+            )
+            target = (Path(name).parent / arg[1:-1]) if arg.startswith('"') else None
+            if target is None or ".." in target.parts or str(target) not in own:
+                found.append((name, line, arg))
+    return found
+
+
 def declares_package(path: Path) -> bool:
     """Whether a (testbench) file declares a package: the compilers need it before the design
     text that imports it. Only the order depends on it, never a check."""
