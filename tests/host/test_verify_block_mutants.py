@@ -40,6 +40,18 @@ def icarus_design(root: Path) -> Path:
     return path
 
 
+def serve_on_icarus(tmp_path: Path, workspace: Path, cwd: Path) -> StdioServerParameters:
+    """`agent-host serve` over stdio on `workspace`, the registry's judges on Icarus."""
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "silicon_agent.host.cli", "serve", "--state-dir", str(tmp_path / "state")]
+        + ["--workspace", str(workspace), "--design", str(icarus_design(tmp_path))]
+        + ["--mcp-config", str(write_mcp_json(tmp_path, ["iverilog", "vcd"]))],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
+        cwd=str(cwd),
+    )
+
+
 async def verify(client: Client, arguments: dict[str, Any]) -> dict[str, Any]:
     reply = await client.call_tool("verify_block", arguments, read_timeout_seconds=900)
     body = reply.structured_content
@@ -63,14 +75,7 @@ async def test_default_verify_block_catches_every_mutant(tmp_path: Path) -> None
         (folder / Path(path).name).write_text(text.replace(original, mutant))
         mutants.append((name, label, f"mutant{index}/{Path(path).name}"))
     assert {name for name, _, _ in mutants} == set(BLOCKS)
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "silicon_agent.host.cli", "serve", "--state-dir", str(tmp_path / "state")]
-        + ["--workspace", str(workspace), "--design", str(icarus_design(tmp_path))]
-        + ["--mcp-config", str(write_mcp_json(tmp_path, ["iverilog", "vcd"]))],
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        cwd=str(REPO),
-    )
+    params = serve_on_icarus(tmp_path, workspace, REPO)
     missed: list[str] = []
     async with Client(params) as client:
         for name in BLOCKS:

@@ -4,18 +4,14 @@ replies, so a fresh draw confirms it. Over MCP stdio, as a client calls it."""
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 
 from silicon_agent.hdl.registry import REPO, load_registry
 
-from .scenario import write_mcp_json
-from .test_verify_block_mutants import icarus_design, verify
+from .test_verify_block_mutants import serve_on_icarus, verify
 
 pytestmark = pytest.mark.anyio
 
@@ -25,14 +21,7 @@ async def test_a_pass_on_a_replayed_seed_is_confirmed_on_a_fresh_draw(tmp_path: 
     workspace.mkdir()
     rel = load_registry().block("qam_demodulator").rtl_file
     (workspace / Path(rel).name).write_text((REPO / rel).read_text())
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "silicon_agent.host.cli", "serve", "--state-dir", str(tmp_path / "state")]
-        + ["--workspace", str(workspace), "--design", str(icarus_design(tmp_path))]
-        + ["--mcp-config", str(write_mcp_json(tmp_path, ["iverilog", "vcd"]))],
-        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")},
-        cwd=str(tmp_path),
-    )
+    params = serve_on_icarus(tmp_path, workspace, tmp_path)
     call = {"block": "qam_demodulator", "rtl_files": [Path(rel).name]}
     async with Client(params) as client:
         fresh = await verify(client, call)
