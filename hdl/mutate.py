@@ -20,7 +20,7 @@ from silicon_agent.campaigns.task import Outcome, Task
 from silicon_agent.hdl.campaign import PROBES, case_names
 from silicon_agent.hdl.harq_seq import sequence_block, sequence_case
 from silicon_agent.hdl.mutations import CASE_FOR, MUTATIONS, SEQUENCE_CASE, VERILATOR_MUTANTS
-from silicon_agent.hdl.registry import REPO, load_registry
+from silicon_agent.hdl.registry import PACKAGE_SV, REPO, load_registry
 from silicon_agent.hdl.sim import SimulatorName, VectorSet, repo_workspace, run_case, simulator
 from silicon_agent.servers.core.models import Status
 
@@ -73,7 +73,8 @@ def mutant_task(block: str, label: str) -> Outcome:
         else:
             (vc,) = vectors.generate(spec, only=[case])
         sim = simulator(ws, sim_for(block))
-        res = asyncio.run(run_case(sim, spec, vc, design=design))
+        package = ws.relative(copy) if path == PACKAGE_SV else PACKAGE_SV
+        res = asyncio.run(run_case(sim, spec, vc, design=design, package=package))
     finally:
         vectors.close()
     caught = res.status == Status.SIM_FAIL and (res.mismatch_count or 0) > 0

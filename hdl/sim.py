@@ -149,14 +149,17 @@ async def run_case(
     design: Sequence[str] | None = None,
     seed: int = 1,
     timeout_s: float = 300.0,
+    package: str = PACKAGE_SV,
 ) -> ToolResult:
-    """Compile (or reuse) the block with its testbench and run one vector case."""
+    """Compile (or reuse) the block with its testbench and run one vector case. `package` is
+    the shared package's file as `design` names it: a mutant of the package (hdl/mutations.py)
+    is a copy, and like the original it is the testbench's (its constants size the checks)."""
     if block.testbench is None:
         raise ValueError(f"{block.name} has no testbench yet")
-    files, package = testbench_side(design or block.rtl, PACKAGE_SV)
+    files, package_side = testbench_side(design or block.rtl, package)
     return await sim.run_testbench(
         design=files,
-        testbench=[*package, block.testbench],
+        testbench=[*package_side, block.testbench],
         # The testbench's own folder, for the harness it includes (tb_harness.svh).
         include_dirs=[str(Path(block.testbench).parent)],
         top=block.tb_top,

@@ -30,11 +30,18 @@ async def test_a_printed_watchdog_line_does_not_make_a_mismatch_read_as_no_outpu
     at = mutant.rindex("endmodule")
     mutant = mutant[:at] + FORGED_WATCHDOG + mutant[at:]
     reply = await verify(tmp_path, "qam_demodulator", mutant)
-    assert reply["status"] == "SIM_FAIL", reply.get("diagnostics")
-    assert reply["failure"]["kind"] == "mismatch", reply["failure"]
-    assert reply["first_mismatch"]["signal"] == "m_axis_tdata_o", reply["first_mismatch"]
+    # The design's own $error fails the run it prints in (the first drawn case, QPSK, where the
+    # trace sees every beat right, so the verdict is withheld), or its wrong 16QAM level is the
+    # mismatch; either way never PASS, never a stall, and never the forged line's signal.
+    assert reply["status"] in ("SIM_FAIL", "INVALID_INPUT"), reply.get("diagnostics")
     assert "no output" not in reply["summary"], reply["summary"]
-    assert reply["mismatch_count"], reply
+    assert (reply.get("failure") or {}).get("kind") != "no_output", reply["failure"]
+    if reply["status"] == "SIM_FAIL":
+        assert reply["first_mismatch"]["signal"] == "m_axis_tdata_o", reply["first_mismatch"]
+        assert reply["mismatch_count"], reply
+    else:
+        assert reply.get("first_mismatch") is None, reply["first_mismatch"]
+        assert reply["trace"]["passed"] and not reply["trace"]["agrees"], reply["trace"]
 
 
 # A candidate that ends the run itself, before any output, with the watchdog's words.

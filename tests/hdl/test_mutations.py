@@ -15,7 +15,7 @@ from silicon_agent.hdl.mutations import (
     SEQUENCE_CASE,
     VERILATOR_MUTANTS,
 )
-from silicon_agent.hdl.registry import REPO, Registry
+from silicon_agent.hdl.registry import PACKAGE_SV, REPO, Registry
 from silicon_agent.hdl.sim import VectorCase, VectorSet, run_case, simulator
 from silicon_agent.servers.core.models import Status
 from silicon_agent.servers.core.workspace import Workspace
@@ -56,7 +56,8 @@ async def test_mutation_is_caught(
         case, _ = request.getfixturevalue("harq_sequence")
     elif label in CASE_FOR:
         case = next(c for c in vector_cases[name] if c.case == CASE_FOR[label])
-    result = await run_case(sim, block, case, design=design, timeout_s=900.0)
+    package = workspace.relative(copy) if path == PACKAGE_SV else PACKAGE_SV
+    result = await run_case(sim, block, case, design=design, timeout_s=900.0, package=package)
     if label in HANDSHAKE_ONLY:
         # The testbench fails it; the trace of the output beats cannot, so the server withholds.
         assert result.status == Status.INVALID_INPUT, (label, result.status, result.summary)
