@@ -384,28 +384,10 @@ class BlockLoop(MemoryHooks):
         sources = self.team.sources(self.block)
         args = {"sources": sources, "top": self.block.top}
         tag = f"{self.block.name}/{state.step_no}"
-        printing = PRINTS.search(state.code or "")
-        if printing:
-            # Only testbenches print: a design's output would corrupt the verdict lines.
-            summary = f"design code may not print: remove ${printing.group(1)}"
+        refused = self.refused_code(state.code or "")
+        if refused is not None:
+            signature, summary = refused
             state.feedback = Feedback(kind="compile", summary=summary)
-            signature = "design_prints"
-            self.fail(state, signature, "write")
-            return "errors", {"signature": signature}, [(signature, summary)]
-        foreign = foreign_includes({Path(self.block.rtl_file).name: state.code or ""})
-        if foreign:
-            # The code is judged beside hidden files: it may include none of them (or any).
-            _, line, arg = foreign[0]
-            summary = f"line {line}: `include {arg[:80]}: design code may not include files"
-            state.feedback = Feedback(kind="compile", summary=summary)
-            signature = "design_includes"
-            self.fail(state, signature, "write")
-            return "errors", {"signature": signature}, [(signature, summary)]
-        missing = self.uninstantiated(state.code or "")
-        if missing:
-            summary = "the structural parent must instantiate " + ", ".join(missing)
-            state.feedback = Feedback(kind="compile", summary=summary)
-            signature = "integration_missing:" + ",".join(missing)
             self.fail(state, signature, "write")
             return "errors", {"signature": signature}, [(signature, summary)]
         results: dict[str, dict[str, Any]] = {}
@@ -432,6 +414,28 @@ class BlockLoop(MemoryHooks):
         signature = diagnostic_signature("compile", diagnostics)
         self.fail(state, signature, "write")
         return "errors", {**detail, "signature": signature}, [(signature, summary)]
+
+    def refused_code(self, code: str) -> tuple[str, str] | None:
+        """(signature, summary) of what the host refuses before any tool reads the code."""
+        printing = PRINTS.search(code)
+        if printing:
+            # Only testbenches print: a design's output would corrupt the verdict lines.
+            return "design_prints", f"design code may not print: remove ${printing.group(1)}"
+        foreign = foreign_includes({Path(self.block.rtl_file).name: code})
+        if foreign:
+            # The code is judged beside hidden files: it may include none of them (or any).
+            _, line, arg = foreign[0]
+            return (
+                "design_includes",
+                f"line {line}: `include {arg[:80]}: design code may not include files",
+            )
+        missing = self.uninstantiated(code)
+        if missing:
+            return (
+                "integration_missing:" + ",".join(missing),
+                "the structural parent must instantiate " + ", ".join(missing),
+            )
+        return None
 
     def uninstantiated(self, code: str) -> list[str]:
         """An integration block's children that its code does not instantiate."""
