@@ -383,7 +383,9 @@ class ModemDesk:
         # only another candidate file (refused here, before a tool reads a token of any other).
         by_name = {Path(rel).name: rel for rel, _ in read}
         texts = {Path(rel).name: data.decode(errors="replace") for rel, data in read}
-        for name, line, arg in foreign_includes(texts):
+        foreign = foreign_includes(texts)
+        if foreign:
+            name, line, arg = foreign[0]
             return Problem(
                 argument="rtl_files",
                 message=f"{by_name[name]}:{line}: `include {arg[:80]} names no candidate file: a "

@@ -150,7 +150,7 @@ def check(source: str, target: str, where: str, by: tuple[str, ...] = LOOP) -> P
         move = (Phase(source), Phase(target))
     except ValueError as exc:
         raise IllegalTransition(f"{where}: unknown phase ({exc})") from None
-    if move not in ALLOWED.get(by, allowed(by)):
+    if move not in (ALLOWED[by] if by in ALLOWED else allowed(by)):
         raise IllegalTransition(
             f"{where}: no transition {source} → {target} for {'/'.join(by)} in host/phases.py"
         )
