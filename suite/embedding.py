@@ -107,6 +107,12 @@ def embed_minilm(
     return _submit(list(texts), batch_size, max_tokens).result()
 
 
+def start_minilm(text: str) -> Future[np.ndarray]:
+    """One text's vector (a 1x384 array) as a future: the caller works on while the
+    embedding thread computes it."""
+    return _submit([text], 1, None)
+
+
 def warm_minilm() -> None:
     """Load the model and run it once, so the first real call pays for neither."""
     embed_minilm(["warm up"])

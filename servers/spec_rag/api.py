@@ -26,7 +26,7 @@ from .deepest import deepest_first, pointed_to
 from .document import ParsedDoc
 from .docx_reader import UnreadableDocx, read_docx_handle
 from .docx_tables import CELL_SEPARATOR
-from .embedders import Embedder, EmbedderUnavailable, make_embedder
+from .embedders import Embedder, EmbedderUnavailable, QueryVectors, make_embedder
 from .ids import clause_id, clause_sort_key, display_spec, spec_key
 from .lexical_index import LexicalIndex
 from .lexical_tokens import query_tokens
@@ -81,6 +81,7 @@ class SpecLibrary:
         self.lexical = LexicalIndex(self.catalog, self.store_dir / "bm25")
         self._vectors: Any = None
         self.embedder: Embedder | None = make_embedder() if isinstance(embedder, str) else embedder
+        self._queries = QueryVectors()  # a query asked again is not embedded again
         self._write_lock = threading.Lock()
         self._open_lock = threading.Lock()
 
@@ -431,9 +432,7 @@ class SpecLibrary:
         notes: list[str] = []
         embed_ms = None
         started = time.perf_counter()
-        lexical = self.lexical.search(query_tokens(text), depth, keys, ctype)
-        retrievers = ["bm25"]
-        vector_hits: list[tuple[int, float]] = []
+        waited = 0.0
         vector_specs = [
             k
             for k, d in docs.items()
@@ -441,17 +440,28 @@ class SpecLibrary:
             and d.embedder is not None
             and d.embedder == self._embedder_name
         ]
+        pending = None
+        if self.embedder is not None and vector_specs and query_vector is None:
+            # the query is embedded (on the embedding thread) while BM25 runs here
+            try:
+                pending = self._queries.start(self.embedder, text)
+            except EmbedderUnavailable as exc:
+                notes.append(f"embedder unavailable ({exc}): BM25 only")
+                vector_specs = []
+        lexical = self.lexical.search(query_tokens(text), depth, keys, ctype)
+        retrievers = ["bm25"]
+        vector_hits: list[tuple[int, float]] = []
         if self.embedder is None:
             notes.append("no embedder configured: BM25 only")
         elif not vector_specs:
-            notes.append("no vectors from the current embedder for these specs: BM25 only")
+            if not notes:
+                notes.append("no vectors from the current embedder for these specs: BM25 only")
         else:
             try:
-                if query_vector is None:
+                if pending is not None:
                     t0 = time.perf_counter()
-                    query_vector = self.embedder.embed([text])[0]
-                    embed_ms = (time.perf_counter() - t0) * 1000
-                    started += embed_ms / 1000
+                    query_vector, embed_ms = pending()
+                    waited = time.perf_counter() - t0
                 fetch = depth * 4 if ctype else depth
                 every = keys is None and len(vector_specs) == sum(
                     1 for d in docs.values() if d.embedder is not None
@@ -472,7 +482,7 @@ class SpecLibrary:
             _window(top_k),
             lambda item: pointed_to(rows[item[0]].text, text, rows[item[0]].clause),
         )
-        search_ms = (time.perf_counter() - started) * 1000
+        search_ms = (time.perf_counter() - started - waited) * 1000
         hits: list[Hit] = []
         for position, (cid, scores) in enumerate(fused[:top_k]):
             row = rows[cid]

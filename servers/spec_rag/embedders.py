@@ -13,14 +13,17 @@ import dataclasses
 import os
 import sys
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Protocol
 
 import httpx
 import numpy as np
 
-from silicon_agent.suite.embedding import NAME, EmbedderMissing, embed_minilm
+from silicon_agent.suite.embedding import NAME, EmbedderMissing, embed_minilm, start_minilm
 
 EMBEDDER_ENV = "SPEC_RAG_EMBEDDER"
 EMBED_URL_ENV = "SPEC_RAG_EMBED_URL"
@@ -61,6 +64,23 @@ class LocalMiniLM:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         return self._embed(texts, None)
+
+    def start_query(self, text: str) -> Future[np.ndarray]:
+        """One query's vector, computed on the embedding thread while the caller works on."""
+        inner = start_minilm(text)
+        outer: Future[np.ndarray] = Future()
+
+        def hand_on(done: Future[np.ndarray]) -> None:
+            failure = done.exception()
+            if isinstance(failure, EmbedderMissing):
+                outer.set_exception(EmbedderUnavailable(f"local embedder needs {failure}"))
+            elif failure is not None:
+                outer.set_exception(failure)
+            else:
+                outer.set_result(done.result()[0])
+
+        inner.add_done_callback(hand_on)
+        return outer
 
     def embed_passages(self, texts: list[str]) -> np.ndarray:
         """Stored chunks: each read from its first `passage_tokens` word pieces."""
@@ -234,3 +254,60 @@ def make_embedder(choice: str | None = None, url: str | None = None) -> Embedder
         f"embedder {choice!r}: use 'local', 'onnx', 'onnx-int8', 'ollama:MODEL', "
         "'openai:MODEL' or 'none'"
     )
+
+
+class QueryVectors:
+    """The vectors of the last `limit` query texts of one embedder, and a query's vector
+    started before the caller's other work (BM25, the catalog) so the two overlap.
+
+    A query asked again is not embedded again; another embedder empties the cache, so a
+    vector of the previous model never meets a store embedded with the new one.
+    """
+
+    def __init__(self, limit: int = 1024) -> None:
+        self.limit = limit
+        self._lock = threading.Lock()
+        self._owner: Embedder | None = None
+        self._known: OrderedDict[str, np.ndarray] = OrderedDict()
+
+    def start(self, embedder: Embedder, text: str) -> Callable[[], tuple[np.ndarray, float]]:
+        """A call that gives the vector and the milliseconds spent embedding it (0 when
+        it was known)."""
+        with self._lock:
+            if self._owner is not embedder:
+                self._owner, self._known = embedder, OrderedDict()
+            known = self._known.get(text)
+            if known is not None:
+                self._known.move_to_end(text)
+                return lambda: (known, 0.0)
+        started = time.perf_counter()
+        begin = getattr(embedder, "start_query", None)
+        if begin is None:
+            return lambda: self._keep(embedder, text, embedder.embed([text])[0], started)
+        future: Future[np.ndarray] = begin(text)
+        finished: list[float] = []
+        future.add_done_callback(lambda _: finished.append(time.perf_counter()))
+
+        def wait() -> tuple[np.ndarray, float]:
+            vector = future.result()
+            return self._keep(embedder, text, vector, started, finished[0] if finished else None)
+
+        return wait
+
+    def _keep(
+        self,
+        embedder: Embedder,
+        text: str,
+        vector: np.ndarray,
+        started: float,
+        finished: float | None = None,
+    ) -> tuple[np.ndarray, float]:
+        spent = ((finished or time.perf_counter()) - started) * 1000
+        vector.setflags(write=False)  # shared by every later search of the same text
+        with self._lock:
+            if self._owner is embedder:
+                self._known[text] = vector
+                self._known.move_to_end(text)
+                while len(self._known) > self.limit:
+                    self._known.popitem(last=False)
+        return vector, spent
