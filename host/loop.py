@@ -36,7 +36,7 @@ from .llm.gateway import Ledger, now_iso
 from .llm.types import Message, ProviderError, StructuredOutputError, ToolCall, ToolSpec
 from .memory.hooks import MemoryHooks
 from .modem import settled
-from .phases import MODEL_PHASES, IllegalTransition, Phase, check
+from .phases import MODEL_PHASES, IllegalTransition, Phase, Step, transition
 from .prompting import (
     block_brief,
     code_block,
@@ -66,7 +66,7 @@ from .waves import render_mismatch
 PRINTS = re.compile(r"\$(display|write|monitor|strobe|fdisplay|fwrite)\b")
 # A smoke testbench reads no files: it could otherwise pull in a hidden vector file by name.
 FILE_READS = re.compile(r"\$(readmem[hb]|fopen)\b")
-Handler = Callable[["BlockState", Ledger], Awaitable[Any]]
+Handler = Callable[["BlockState", Ledger], Awaitable[Step]]
 ARTIFACT_OF_PHASE = {
     "check": Artifact.DRAFT,
     "smoke": Artifact.TESTING,
@@ -94,6 +94,7 @@ class StepOutput:
     record: StepRecord
     ledger: Ledger
     errors: list[tuple[str, str]] = field(default_factory=list)
+    transition: str = ""  # the name of the table's edge the step took
 
 
 class BlockLoop(MemoryHooks):
@@ -122,10 +123,13 @@ class BlockLoop(MemoryHooks):
             Phase.ESCALATE: self.do_escalate,
         }
 
-    def move(self, state: BlockState, target: Phase, source: Phase | None = None) -> None:
-        """The block to `target` along an edge of the state table (or IllegalTransition)."""
+    def move(self, state: BlockState, target: Phase) -> str:
+        """The block to `target` along an edge of the state table (or IllegalTransition): the
+        one place a step moves a block. Returns the edge's name."""
         where = f"block {self.block.name}, step {state.step_no}"
-        state.phase = check(source or state.phase, target, where)
+        edge = transition(state.phase, target, where)
+        state.phase = edge.target
+        return edge.name
 
     # --- the driver ---------------------------------------------------------------------
     async def step(self, state: BlockState) -> StepOutput:
@@ -146,11 +150,11 @@ class BlockLoop(MemoryHooks):
             started = now_iso()
             clock = time.monotonic()
             result = await handlers[kind](state, ledger)
-            # Where the handler sent the block: an edge of the table from where it was.
-            self.move(state, Phase(state.phase), source=kind)
-            if result is None:
+            # Where the handler sends the block: an edge of the table from where it was.
+            taken = self.move(state, result.next)
+            if result.outcome is None:
                 continue
-            outcome, detail, errors = result
+            outcome, detail, errors = result.outcome, result.detail, list(result.errors)
             detail["wall_s"] = round(time.monotonic() - clock, 4)
             state.artifact = artifact_after(state)
             if self.team.planned:
@@ -167,28 +171,28 @@ class BlockLoop(MemoryHooks):
                 detail=detail,
             )
             state.step_no += 1
-            return StepOutput(state=state, record=record, ledger=ledger, errors=errors)
+            return StepOutput(
+                state=state, record=record, ledger=ledger, errors=errors, transition=taken
+            )
 
     def fail(
-        self, state: BlockState, signature: str, next_phase: str, mismatches: int | None = None
-    ) -> str:
-        """A failed attempt: the iteration limit and stagnation decide between retry and
-        escalation."""
+        self, state: BlockState, signature: str, retry: Phase, mismatches: int | None = None
+    ) -> Phase:
+        """A failed attempt: where the block goes next. The iteration limit and stagnation
+        decide between `retry` and escalation; task memory's `remember` comes first."""
         state.status = BlockStatus.FAILING
         state.signatures.append(signature)
         repeats = state.signatures.count(signature)
+        target = retry
         if repeats >= self.limits.stagnation_repeats:
-            state.phase = Phase.ESCALATE
+            target = Phase.ESCALATE
             state.escalation = {"reason": f"stagnation: the same diagnostic {repeats} times"}
         elif state.iteration >= self.limits.max_iterations:
-            state.phase = Phase.ESCALATE
+            target = Phase.ESCALATE
             state.escalation = {
                 "reason": f"no pass after {state.iteration} iterations (limit reached)"
             }
-        else:
-            state.phase = next_phase
-        self.hold_for_memory(state, passed=False, mismatches=mismatches)
-        return state.phase
+        return self.hold_for_memory(state, target, passed=False, mismatches=mismatches)
 
     # --- roles --------------------------------------------------------------------------
     def check_draft_tool(self) -> list[ToolSpec]:
@@ -230,7 +234,7 @@ class BlockLoop(MemoryHooks):
 
     async def submit_code(
         self, state: BlockState, ledger: Ledger, role: str, step: str, text: str
-    ) -> tuple[str, dict[str, Any], list[tuple[str, str]]]:
+    ) -> Step:
         """An RTL-writing step (first write, compile fix, debug fix)."""
         extra, remembered = await self.memory_sections(state, ledger, state.feedback is not None)
         text = f"{text}\n\n{extra}" if extra else text
@@ -262,18 +266,19 @@ class BlockLoop(MemoryHooks):
                 summary=f"the answer did not match the schema: {exc.errors}"[:600],
             )
             signature = f"invalid_answer:{role}"
-            self.fail(state, signature, "write")
-            return "invalid_answer", {"errors": exc.errors[:500]}, [(signature, str(exc))]
+            target = self.fail(state, signature, Phase.WRITE)
+            errors = [(signature, str(exc))]
+            return Step(target, "invalid_answer", {"errors": exc.errors[:500]}, errors)
         except ProviderError as exc:
-            state.phase = Phase.ESCALATE
             state.escalation = {"reason": f"model unavailable: {exc}"[:300]}
-            return "provider_error", {"error": str(exc)[:300]}, [("provider_error", str(exc))]
+            errors = [("provider_error", str(exc))]
+            return Step(Phase.ESCALATE, "provider_error", {"error": str(exc)[:300]}, errors)
         question = getattr(answer, "question", "")
         if question:
             # The block waits for the engineer; the other blocks go on.
             state.status = BlockStatus.PAUSED
             state.question = question
-            return "question", {"question": question, "step": step}, []
+            return Step(Phase(step), "question", {"question": question, "step": step})
         state.iteration += 1
         state.code = answer.code
         target = self.team.workspace / self.block.rtl_file
@@ -282,10 +287,9 @@ class BlockLoop(MemoryHooks):
         archived = self.team.folder.write_attempt_file(
             self.block.name, state.iteration, Path(self.block.rtl_file).name, answer.code
         )
-        state.phase = Phase.CHECK
         self.keep_conventions(state, answer.notes)
         detail = {"code": archived, "notes": answer.notes[:300], "step": step, **remembered}
-        return "submitted", detail, []
+        return Step(Phase.CHECK, "submitted", detail)
 
     async def librarian_excerpts(self, ledger: Ledger, tag: str) -> tuple[str, list[str]]:
         """Why the Librarian is skipped (no spec server, nothing ingested), or the exact text
@@ -312,12 +316,11 @@ class BlockLoop(MemoryHooks):
                 excerpts.append(f'[{where} "{cite.get("title", "")}"] {text}')
         return "", excerpts
 
-    async def do_librarian(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_librarian(self, state: BlockState, ledger: Ledger) -> Step:
         tag = f"{self.block.name}/{state.step_no}"
-        state.phase = Phase.WRITE
         skipped, excerpts = await self.librarian_excerpts(ledger, tag)
         if skipped:
-            return "skipped", {"reason": skipped}, []
+            return Step(Phase.WRITE, "skipped", {"reason": skipped})
         server = self.team.spec_server
         assert server is not None
         offered = self.team.pool.tools.get(server, {})
@@ -351,19 +354,19 @@ class BlockLoop(MemoryHooks):
             )
         except (StructuredOutputError, ProviderError) as exc:
             state.librarian_notes = "\n".join(notes) or None
-            return "no_answer", {**detail, "error": str(exc)[:300]}, []
+            return Step(Phase.WRITE, "no_answer", {**detail, "error": str(exc)[:300]})
         if answer.found:
             cites = "; ".join(f'{c.spec} {c.clause}: "{c.quote}"' for c in answer.citations)
             notes.insert(0, f"{answer.answer}\nCitations: {cites}")
         state.librarian_notes = "\n".join(notes) or None
-        return ("answered" if answer.found else "not_found"), {**detail, "found": answer.found}, []
+        outcome = "answered" if answer.found else "not_found"
+        return Step(Phase.WRITE, outcome, {**detail, "found": answer.found})
 
-    async def do_write(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_write(self, state: BlockState, ledger: Ledger) -> Step:
         if self.limits.smoke_testbench and state.smoke is None:
             # The Verification Engineer writes its smoke testbench before any code exists.
             state.smoke = SmokeBench(resume="write")
-            state.phase = Phase.TESTBENCH
-            return None
+            return Step(Phase.TESTBENCH)
         limit = self.limits.max_iterations
         if state.code is None or state.feedback is None:
             text = block_brief(self.team.design, self.block, state, "write", limit)
@@ -380,7 +383,7 @@ class BlockLoop(MemoryHooks):
         role = "integrator" if self.block.kind == "integration" else "rtl_engineer"
         return await self.submit_code(state, ledger, role, "write", text)
 
-    async def do_check(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_check(self, state: BlockState, ledger: Ledger) -> Step:
         sources = self.team.sources(self.block)
         args = {"sources": sources, "top": self.block.top}
         tag = f"{self.block.name}/{state.step_no}"
@@ -388,8 +391,8 @@ class BlockLoop(MemoryHooks):
         if refused is not None:
             signature, summary = refused
             state.feedback = Feedback(kind="compile", summary=summary)
-            self.fail(state, signature, "write")
-            return "errors", {"signature": signature}, [(signature, summary)]
+            target = self.fail(state, signature, Phase.WRITE)
+            return Step(target, "errors", {"signature": signature}, [(signature, summary)])
         results: dict[str, dict[str, Any]] = {}
         if self.team.has("lint"):
             results["lint"] = await self.team.use("lint", args, ledger, tag)
@@ -403,8 +406,9 @@ class BlockLoop(MemoryHooks):
         failed = [name for name, r in results.items() if r.get("status") != "PASS"]
         detail = {name: r.get("status") for name, r in results.items()}
         if not failed:
-            state.phase = Phase.SMOKE if self.smoke_usable(state) else Phase.SIMULATE
-            return "clean", detail, []
+            return Step(
+                Phase.SMOKE if self.smoke_usable(state) else Phase.SIMULATE, "clean", detail
+            )
         diagnostics: list[dict[str, Any]] = []
         for name in failed:
             diagnostics += compact_diagnostics(results[name], self.team.hidden, errors_only=True)
@@ -412,8 +416,8 @@ class BlockLoop(MemoryHooks):
         summary = scrub(summary, self.team.hidden)[:500]
         state.feedback = Feedback(kind="compile", summary=summary, diagnostics=diagnostics)
         signature = diagnostic_signature("compile", diagnostics)
-        self.fail(state, signature, "write")
-        return "errors", {**detail, "signature": signature}, [(signature, summary)]
+        target = self.fail(state, signature, Phase.WRITE)
+        return Step(target, "errors", {**detail, "signature": signature}, [(signature, summary)])
 
     def refused_code(self, code: str) -> tuple[str, str] | None:
         """(signature, summary) of what the host refuses before any tool reads the code."""
@@ -448,7 +452,7 @@ class BlockLoop(MemoryHooks):
             if not re.search(rf"\b{top}\s+(#\s*\([^;]*?\)\s*)?[A-Za-z_]\w*\s*\(", code)
         ]
 
-    async def do_simulate(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_simulate(self, state: BlockState, ledger: Ledger) -> Step:
         """The hidden testbench on every case and simulator the design names; the first run
         that does not pass is the verdict (run again with a waveform dump if it failed)."""
         tag = f"{self.block.name}/{state.step_no}"
@@ -486,9 +490,8 @@ class BlockLoop(MemoryHooks):
         }
         if status == "PASS":
             state.feedback = None
-            state.phase = Phase.REVIEW if self.limits.judge_review else Phase.SYNTH
-            self.hold_for_memory(state, passed=True)
-            return "PASS", detail, []
+            after = Phase.REVIEW if self.limits.judge_review else Phase.SYNTH
+            return Step(self.hold_for_memory(state, after, passed=True), "PASS", detail)
         diagnostics = compact_diagnostics(result, self.team.hidden)
         if status == "SIM_FAIL":
             waves = (result.get("artifacts") or {}).get("waves")
@@ -517,8 +520,9 @@ class BlockLoop(MemoryHooks):
             signature = mismatch_signature(
                 result.get("first_mismatch"), result.get("mismatch_count")
             )
-            self.fail(state, signature, "distill", result.get("mismatch_count"))
-            return "SIM_FAIL", {**detail, "signature": signature}, [(signature, detail["summary"])]
+            target = self.fail(state, signature, Phase.DISTILL, result.get("mismatch_count"))
+            errors = [(signature, detail["summary"])]
+            return Step(target, "SIM_FAIL", {**detail, "signature": signature}, errors)
         if status in ("COMPILE_FAIL", "TIMEOUT"):
             state.feedback = Feedback(
                 kind="compile" if status == "COMPILE_FAIL" else "timeout",
@@ -526,26 +530,26 @@ class BlockLoop(MemoryHooks):
                 diagnostics=diagnostics,
             )
             signature = diagnostic_signature(status.lower(), diagnostics)
-            self.fail(state, signature, "write" if status == "COMPILE_FAIL" else "reflect")
-            return status, {**detail, "signature": signature}, [(signature, detail["summary"])]
+            retry = Phase.WRITE if status == "COMPILE_FAIL" else Phase.REFLECT
+            target = self.fail(state, signature, retry)
+            errors = [(signature, detail["summary"])]
+            return Step(target, status, {**detail, "signature": signature}, errors)
         # The trace judge contradicted the testbench: no verdict to act on, a person looks.
         trace = result.get("trace")
         withheld = isinstance(trace, dict) and trace.get("agrees") is False
         cause = "verdict withheld" if withheld else "verification tool failed"
-        state.phase = Phase.ESCALATE
         state.escalation = {"reason": f"{cause}: {detail['summary']}"}
-        return status, detail, [(f"tool:{status}", detail["summary"])]
+        return Step(Phase.ESCALATE, status, detail, [(f"tool:{status}", detail["summary"])])
 
-    async def do_distill(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_distill(self, state: BlockState, ledger: Ledger) -> Step:
         feedback = state.feedback
-        state.phase = Phase.REFLECT
         if (
             feedback is None
             or not feedback.mismatch
             or not feedback.waves
             or not self.team.has("explain")
         ):
-            return None
+            return Step(Phase.REFLECT)
         tag = f"{self.block.name}/{state.step_no}"
         if is_watchdog(feedback.mismatch):
             # no output: the harness stopped a stalled design; its streams say where
@@ -556,7 +560,8 @@ class BlockLoop(MemoryHooks):
             said = "\n".join([no_output_message(feedback.mismatch), *lines])
             feedback.explanation = scrub(said, self.team.hidden)[:4000]
             ok = bool(lines)
-            return ("explained" if ok else "not_explained"), {"ok": ok, "no_output": True}, []
+            outcome = "explained" if ok else "not_explained"
+            return Step(Phase.REFLECT, outcome, {"ok": ok, "no_output": True})
 
         async def call(args: dict[str, Any]) -> dict[str, Any]:
             return await self.team.use("explain", args, ledger, tag)
@@ -573,14 +578,13 @@ class BlockLoop(MemoryHooks):
             self.block.name, state.iteration, "explain_mismatch.json", text
         )
         ok = result.get("ok", result.get("status") not in ("TOOL_ERROR", "INVALID_INPUT"))
-        return ("explained" if ok else "not_explained"), {"ok": ok}, []
+        return Step(Phase.REFLECT, "explained" if ok else "not_explained", {"ok": ok})
 
-    async def do_reflect(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_reflect(self, state: BlockState, ledger: Ledger) -> Step:
         assert state.feedback is not None
         brief = block_brief(
             self.team.design, self.block, state, "reflect", self.limits.max_iterations
         )
-        state.phase = Phase.DEBUG
         text = reflect_prompt(brief, state)
         extra, remembered = await self.memory_sections(state, ledger, True)
         text = f"{text}\n\n{extra}" if extra else text
@@ -596,7 +600,7 @@ class BlockLoop(MemoryHooks):
                 ledger=ledger,
             )
         except (StructuredOutputError, ProviderError) as exc:
-            return "no_hypotheses", {"error": str(exc)[:300], **remembered}, []
+            return Step(Phase.DEBUG, "no_hypotheses", {"error": str(exc)[:300], **remembered})
         state.feedback.hypotheses = answer.model_dump()
         self.keep_hypothesis(state, answer)
         detail: dict[str, Any] = {
@@ -608,7 +612,7 @@ class BlockLoop(MemoryHooks):
             return self.blame_testbench(state, answer, detail)
         if answer.blame == "dependency":
             return self.blame_dependency(state, answer, detail)
-        return "hypotheses", detail, []
+        return Step(Phase.DEBUG, "hypotheses", detail)
 
     # --- the Verification Engineer's smoke testbench -------------------------------------
     def smoke_usable(self, state: BlockState) -> bool:
@@ -633,13 +637,13 @@ class BlockLoop(MemoryHooks):
         path.write_text((smoke.code or "").rstrip() + "\n")
         return str(path.relative_to(self.team.workspace))
 
-    def set_aside(self, state: BlockState, reason: str) -> None:
-        """Go on without the smoke testbench: the hidden testbench still judges."""
+    def set_aside(self, state: BlockState, reason: str) -> Phase:
+        """Go on without the smoke testbench (where to): the hidden testbench still judges."""
         smoke = state.smoke or SmokeBench()
         smoke.set_aside = reason[:500]
         smoke.problem = None
         state.smoke = smoke
-        state.phase = Phase.SIMULATE if smoke.resume == Phase.SMOKE else Phase.WRITE
+        return Phase.SIMULATE if smoke.resume == Phase.SMOKE else Phase.WRITE
 
     def smoke_problems(self, code: str) -> list[str]:
         from .planning.planner import convention_problems
@@ -675,7 +679,7 @@ class BlockLoop(MemoryHooks):
             return []  # the stub (the interface text) does not build alone: not the bench's
         return ["it does not compile against the interface:\n" + format_diagnostics(mine)]
 
-    async def do_testbench(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_testbench(self, state: BlockState, ledger: Ledger) -> Step:
         smoke = state.smoke or SmokeBench(resume="write")
         state.smoke = smoke
         repairing = smoke.problem is not None
@@ -695,8 +699,8 @@ class BlockLoop(MemoryHooks):
                 ledger=ledger,
             )
         except (StructuredOutputError, ProviderError) as exc:
-            self.set_aside(state, f"the Verification Engineer gave no testbench: {exc}")
-            return "no_testbench", {"error": str(exc)[:300]}, []
+            target = self.set_aside(state, f"the Verification Engineer gave no testbench: {exc}")
+            return Step(target, "no_testbench", {"error": str(exc)[:300]})
         smoke.version += 1
         smoke.repairs += int(repairing)
         smoke.code = answer.code
@@ -711,19 +715,17 @@ class BlockLoop(MemoryHooks):
         if not problems:
             problems = await self.compile_on_interface(smoke.path, ledger, tag)
         if not problems:
-            state.phase = Phase(smoke.resume)
-            return ("repaired" if repairing else "written"), detail, []
+            return Step(Phase(smoke.resume), "repaired" if repairing else "written", detail)
         text = "; ".join(problems)[:2000]
         detail["problems"] = text[:500]
         signature = f"smoke_testbench_broken:v{smoke.version}"
         if smoke.repairs < self.limits.smoke_repairs:
             smoke.problem = text
-            state.phase = Phase.TESTBENCH
-            return "broken", detail, [(signature, text)]
-        self.set_aside(state, f"testbench still broken after {smoke.repairs} repair(s): {text}")
-        return "set_aside", detail, [(signature, text)]
+            return Step(Phase.TESTBENCH, "broken", detail, [(signature, text)])
+        why = f"testbench still broken after {smoke.repairs} repair(s): {text}"
+        return Step(self.set_aside(state, why), "set_aside", detail, [(signature, text)])
 
-    async def do_smoke(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_smoke(self, state: BlockState, ledger: Ledger) -> Step:
         smoke = state.smoke
         assert smoke is not None and smoke.code is not None and smoke.top is not None
         smoke.resume = "smoke"
@@ -756,17 +758,14 @@ class BlockLoop(MemoryHooks):
             "testbench_version": smoke.version,
         }
         if status == "PASS":
-            state.phase = Phase.SIMULATE
-            return "PASS", detail, []
+            return Step(Phase.SIMULATE, "PASS", detail)
         diagnostics = compact_diagnostics(result, self.team.hidden)
         if status == "SIM_FAIL":
             # Below the stagnation limit, so a wrong bench cannot escalate a right design.
             limit = min(self.limits.smoke_failures, self.limits.stagnation_repeats - 1)
             if smoke.failures >= limit:
-                self.set_aside(
-                    state, f"failed {smoke.failures + 1} attempts; the hidden testbench judges"
-                )
-                return "set_aside", detail, []
+                why = f"failed {smoke.failures + 1} attempts; the hidden testbench judges"
+                return Step(self.set_aside(state, why), "set_aside", detail)
             smoke.failures += 1
             waves = (result.get("artifacts") or {}).get("waves")
             state.feedback = Feedback(
@@ -780,8 +779,10 @@ class BlockLoop(MemoryHooks):
             signature = "smoke " + mismatch_signature(
                 result.get("first_mismatch"), result.get("mismatch_count")
             )
-            self.fail(state, signature, "distill", result.get("mismatch_count"))
-            return "SIM_FAIL", {**detail, "signature": signature}, [(signature, summary)]
+            target = self.fail(state, signature, Phase.DISTILL, result.get("mismatch_count"))
+            return Step(
+                target, "SIM_FAIL", {**detail, "signature": signature}, [(signature, summary)]
+            )
         # No verdict on a design that compiled alone: the bench is the first suspect.
         problem = f"run against the design it gave {status}: {summary}"
         if diagnostics:
@@ -789,12 +790,13 @@ class BlockLoop(MemoryHooks):
         errors = [(f"smoke_testbench:{status}", summary)]
         if smoke.repairs < self.limits.smoke_repairs:
             smoke.problem = problem[:2000]
-            state.phase = Phase.TESTBENCH
-            return status, detail, errors
-        self.set_aside(state, f"{problem} (after {smoke.repairs} repair(s))")
-        return status, {**detail, "set_aside": True}, errors
+            return Step(Phase.TESTBENCH, status, detail, errors)
+        target = self.set_aside(state, f"{problem} (after {smoke.repairs} repair(s))")
+        return Step(target, status, {**detail, "set_aside": True}, errors)
 
-    def blame_testbench(self, state: BlockState, answer: Reflection, detail: dict[str, Any]) -> Any:
+    def blame_testbench(
+        self, state: BlockState, answer: Reflection, detail: dict[str, Any]
+    ) -> Step:
         """Reflection judged the smoke testbench wrong: one repair by the Verification
         Engineer, then the hidden testbench judges the same code."""
         smoke = state.smoke
@@ -804,25 +806,24 @@ class BlockLoop(MemoryHooks):
         problem = f"the Reflection/Debug engineer judged the testbench wrong: {why}"
         if smoke.repairs < self.limits.smoke_repairs:
             smoke.problem = f"{problem}. {answer.fix_plan}"[:2000]
-            state.phase = Phase.TESTBENCH
-            return "testbench_blamed", detail, []
-        self.set_aside(state, f"{problem} (after {smoke.repairs} repair(s))")
-        return "testbench_blamed", {**detail, "set_aside": True}, []
+            return Step(Phase.TESTBENCH, "testbench_blamed", detail)
+        target = self.set_aside(state, f"{problem} (after {smoke.repairs} repair(s))")
+        return Step(target, "testbench_blamed", {**detail, "set_aside": True})
 
     def blame_dependency(
         self, state: BlockState, answer: Reflection, detail: dict[str, Any]
-    ) -> Any:
+    ) -> Step:
         """Reflection traced the failure to a dependency's interface: the request goes to the
         orchestrator, which sends that block back for a rewrite if it may (bounded)."""
         name = answer.dependency.strip()
         if name not in self.block.depends_on:
             detail["rework"] = f"ignored: '{name}' is not a dependency of {self.block.name}"
-            return "hypotheses", detail, []
+            return Step(Phase.DEBUG, "hypotheses", detail)
         change = (answer.dependency_change or answer.fix_plan).strip()
         state.rework = {"block": name, "change": change[:400], "status": "requested"}
-        return "dependency_blamed", {**detail, "dependency": name}, []
+        return Step(Phase.DEBUG, "dependency_blamed", {**detail, "dependency": name})
 
-    async def do_debug(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_debug(self, state: BlockState, ledger: Ledger) -> Step:
         brief = block_brief(
             self.team.design, self.block, state, "debug", self.limits.max_iterations
         )
@@ -830,9 +831,8 @@ class BlockLoop(MemoryHooks):
             state, ledger, "reflection_debug", "debug", fix_prompt(brief, state)
         )
 
-    async def do_review(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_review(self, state: BlockState, ledger: Ledger) -> Step:
         """The Judge's advisory review of passing code; the verdict stays the simulator's."""
-        state.phase = Phase.SYNTH
         brief = block_brief(
             self.team.design, self.block, state, "review", self.limits.max_iterations
         )
@@ -849,10 +849,10 @@ class BlockLoop(MemoryHooks):
                 ledger=ledger,
             )
         except (StructuredOutputError, ProviderError) as exc:
-            return "skipped", {"error": str(exc)[:300]}, []
+            return Step(Phase.SYNTH, "skipped", {"error": str(exc)[:300]})
         state.review = review.model_dump()
         outcome = "findings" if review.findings else "no_findings"
-        return outcome, {"findings": len(review.findings)}, []
+        return Step(Phase.SYNTH, outcome, {"findings": len(review.findings)})
 
     async def pnr_advice(
         self, state: BlockState, ledger: Ledger, result: dict[str, Any]
@@ -883,7 +883,7 @@ class BlockLoop(MemoryHooks):
             return None
         return advice.model_dump()
 
-    async def do_freeze(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_freeze(self, state: BlockState, ledger: Ledger) -> Step:
         """A passing planned block is frozen: its code hash is kept and a copy archived;
         parents integrate only frozen children."""
         code = state.code or ""
@@ -892,12 +892,11 @@ class BlockLoop(MemoryHooks):
             self.block.name, state.iteration, "frozen_" + Path(self.block.rtl_file).name, code
         )
         state.status = BlockStatus.PASSED
-        state.phase = Phase.DONE
         state.interface_sig = module_header(code, self.block.top)
-        return "frozen", {"sha256": state.frozen_sha256, "code": archived}, []
+        return Step(Phase.DONE, "frozen", {"sha256": state.frozen_sha256, "code": archived})
 
-    async def do_synth(self, state: BlockState, ledger: Ledger) -> Any:
-        state.phase = Phase.FREEZE if self.team.planned else Phase.DONE
+    async def do_synth(self, state: BlockState, ledger: Ledger) -> Step:
+        after = Phase.FREEZE if self.team.planned else Phase.DONE
         state.status = BlockStatus.IN_PROGRESS if self.team.planned else BlockStatus.PASSED
         state.frozen_sha256 = None
         state.recheck = False
@@ -905,7 +904,7 @@ class BlockLoop(MemoryHooks):
         if self.block.synth is None or not self.team.has("synthesize"):
             if not self.team.planned:  # a planned block's header counts once frozen
                 state.interface_sig = header
-            return "passed", {"synthesis": "not run"}, []
+            return Step(after, "passed", {"synthesis": "not run"})
         result = await self.team.use(
             "synthesize",
             {
@@ -925,11 +924,11 @@ class BlockLoop(MemoryHooks):
             diagnostics = compact_diagnostics(result, self.team.hidden, errors_only=True)
             summary = scrub(str(result.get("summary", "")), self.team.hidden)[:500]
             state.status = BlockStatus.FAILING
-            state.phase = Phase.WRITE
             state.feedback = Feedback(kind="synthesis", summary=summary, diagnostics=diagnostics)
             signature = diagnostic_signature("synthesis", diagnostics)
-            self.fail(state, signature, "write")
-            return status, {"status": status, "signature": signature}, [(signature, summary)]
+            target = self.fail(state, signature, Phase.WRITE)
+            errors = [(signature, summary)]
+            return Step(target, status, {"status": status, "signature": signature}, errors)
         if not self.team.planned:
             state.interface_sig = header
         state.synth = {k: v for k, v in result.items() if not isinstance(v, (list, dict))}
@@ -940,12 +939,17 @@ class BlockLoop(MemoryHooks):
             "worst_setup_slack_ns": slack,
         }
         if isinstance(slack, (int, float)) and slack < 0:
-            return await self.timing_missed(state, ledger, result, detail)
-        return "synthesized", detail, []
+            return await self.timing_missed(state, ledger, result, detail, after)
+        return Step(after, "synthesized", detail)
 
     async def timing_missed(
-        self, state: BlockState, ledger: Ledger, result: dict[str, Any], detail: dict[str, Any]
-    ) -> Any:
+        self,
+        state: BlockState,
+        ledger: Ledger,
+        result: dict[str, Any],
+        detail: dict[str, Any],
+        after: Phase,
+    ) -> Step:
         """The PnR Lead on a negative slack: the openlane server's `advise` rules (and the
         role's reading of the critical path) are recorded; the block goes back to the RTL
         Engineer once with them, then passes with the timing noted."""
@@ -963,7 +967,7 @@ class BlockLoop(MemoryHooks):
             state.synth["pnr_critical_path"] = advice["critical_path"]
         if state.timing_returns >= self.limits.timing_returns:
             detail["timing"] = f"not met after {state.timing_returns} return(s)"
-            return "synthesized", detail, []
+            return Step(after, "synthesized", detail)
         state.timing_returns += 1
         clock = self.block.synth.clock_period_ns if self.block.synth else None
         lines = recommendations + ([f"PnR Lead: {advice['advice']}"] if advice else [])
@@ -975,11 +979,10 @@ class BlockLoop(MemoryHooks):
             )[:1500],
         )
         state.status = BlockStatus.FAILING
-        state.phase = Phase.WRITE
         state.interface_sig = None
-        return "timing_missed", {**detail, "returned": True}, []
+        return Step(Phase.WRITE, "timing_missed", {**detail, "returned": True})
 
-    async def do_escalate(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_escalate(self, state: BlockState, ledger: Ledger) -> Step:
         reason = (state.escalation or {}).get("reason", "escalated")
         errors = self.team.error_log(self.block.name)
         body: dict[str, Any] = {"reason": reason, "iterations": state.iteration}
@@ -1006,5 +1009,4 @@ class BlockLoop(MemoryHooks):
             body["note"] = f"summary written by the host: {exc}"[:300]
         state.escalation = body
         state.status = BlockStatus.ESCALATED
-        state.phase = Phase.DONE
-        return "escalated", {"reason": reason}, []
+        return Step(Phase.DONE, "escalated", {"reason": reason})
