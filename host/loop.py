@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from .llm.gateway import Ledger, now_iso
-from .phases import MODEL_PHASES, IllegalTransition, Phase, Step, transition
+from .phases import MODEL_PHASES, IllegalTransition, Phase, Step, check
 from .state import Artifact, BlockState, BlockStatus, StepRecord
 from .steps.check import CheckStep
 from .steps.finish import FinishSteps
@@ -47,7 +47,6 @@ class StepOutput:
     record: StepRecord
     ledger: Ledger
     errors: list[tuple[str, str]] = field(default_factory=list)
-    transition: str = ""  # the name of the table's edge the step took
 
 
 class BlockLoop(WriteSteps, LibrarianStep, CheckStep, JudgeSteps, FinishSteps):
@@ -74,13 +73,11 @@ class BlockLoop(WriteSteps, LibrarianStep, CheckStep, JudgeSteps, FinishSteps):
             Phase.ESCALATE: self.do_escalate,
         }
 
-    def move(self, state: BlockState, target: Phase) -> str:
+    def move(self, state: BlockState, target: Phase) -> None:
         """The block to `target` along an edge of the state table (or IllegalTransition): the
-        one place a step moves a block. Returns the edge's name."""
+        one place a step moves a block."""
         where = f"block {self.block.name}, step {state.step_no}"
-        edge = transition(state.phase, target, where)
-        state.phase = edge.target
-        return edge.name
+        state.phase = check(state.phase, target, where)
 
     async def step(self, state: BlockState) -> StepOutput:
         state = state.model_copy(deep=True)
@@ -101,7 +98,7 @@ class BlockLoop(WriteSteps, LibrarianStep, CheckStep, JudgeSteps, FinishSteps):
             clock = time.monotonic()
             result = await handlers[kind](state, ledger)
             # Where the handler sends the block: an edge of the table from where it was.
-            taken = self.move(state, result.next)
+            self.move(state, result.next)
             if result.outcome is None:
                 continue
             outcome, detail, errors = result.outcome, result.detail, list(result.errors)
@@ -121,6 +118,4 @@ class BlockLoop(WriteSteps, LibrarianStep, CheckStep, JudgeSteps, FinishSteps):
                 detail=detail,
             )
             state.step_no += 1
-            return StepOutput(
-                state=state, record=record, ledger=ledger, errors=errors, transition=taken
-            )
+            return StepOutput(state=state, record=record, ledger=ledger, errors=errors)
