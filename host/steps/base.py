@@ -3,12 +3,21 @@ attempt decides between retry and escalation, and whether the smoke testbench ma
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+from pydantic import BaseModel
+
 from silicon_agent.suite.design import Block
 
+from ..llm.gateway import Ledger, ToolExecutor
+from ..llm.types import Message, ToolSpec
 from ..memory.hooks import MemoryHooks
 from ..phases import Phase
+from ..roles.prompts import role_prompt
 from ..state import BlockState, BlockStatus
 from ..team import Team
+
+Answer = TypeVar("Answer", bound=BaseModel)
 
 
 class StepBase(MemoryHooks):
@@ -18,6 +27,31 @@ class StepBase(MemoryHooks):
         self.team = team
         self.block = block
         self.limits = team.config.limits
+
+    async def ask(
+        self,
+        role: str,
+        text: str,
+        output: type[Answer],
+        ledger: Ledger,
+        correlation: str,
+        tools: list[ToolSpec] | None = None,
+        execute: ToolExecutor | None = None,
+    ) -> Answer:
+        """A role's answer to the step's text, under its own system prompt, validated
+        against `output` (StructuredOutputError or ProviderError otherwise)."""
+        return await self.team.gateway.structured(
+            role,
+            [
+                Message(role="system", content=role_prompt(role)),
+                Message(role="user", content=text),
+            ],
+            output,
+            correlation_id=correlation,
+            ledger=ledger,
+            tools=tools,
+            execute=execute,
+        )
 
     def fail(
         self, state: BlockState, signature: str, retry: Phase, mismatches: int | None = None

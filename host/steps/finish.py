@@ -15,13 +15,12 @@ from ..feedback import (
     scrub,
 )
 from ..llm.gateway import Ledger
-from ..llm.types import Message, ProviderError, StructuredOutputError
+from ..llm.types import ProviderError, StructuredOutputError
 from ..phases import Phase, Step
 from ..prompting import (
     code_block,
     escalation_prompt,
 )
-from ..roles.prompts import role_prompt
 from ..roles.schemas import (
     Escalation,
     PnrAdvice,
@@ -46,15 +45,8 @@ class FinishSteps(StepBase):
             f"Code:\n{code_block(state.code)}"
         )
         try:
-            advice = await self.team.gateway.structured(
-                "pnr_lead",
-                [
-                    Message(role="system", content=role_prompt("pnr_lead")),
-                    Message(role="user", content=text),
-                ],
-                PnrAdvice,
-                correlation_id=f"{self.block.name}/{state.step_no}",
-                ledger=ledger,
+            advice = await self.ask(
+                "pnr_lead", text, PnrAdvice, ledger, f"{self.block.name}/{state.step_no}"
             )
         except (StructuredOutputError, ProviderError):
             return None
@@ -166,17 +158,12 @@ class FinishSteps(StepBase):
         try:
             if self.team.gateway.budget_left() <= 0:
                 raise ProviderError("budget exhausted", retryable=False)
-            answer = await self.team.gateway.structured(
+            answer = await self.ask(
                 "orchestrator",
-                [
-                    Message(role="system", content=role_prompt("orchestrator")),
-                    Message(
-                        role="user", content=escalation_prompt(self.block, state, errors, reason)
-                    ),
-                ],
+                escalation_prompt(self.block, state, errors, reason),
                 Escalation,
-                correlation_id=f"{self.block.name}/{state.step_no}",
-                ledger=ledger,
+                ledger,
+                f"{self.block.name}/{state.step_no}",
             )
             body.update(answer.model_dump())
         except (StructuredOutputError, ProviderError) as exc:

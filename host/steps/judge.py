@@ -21,7 +21,7 @@ from ..feedback import (
     scrub,
 )
 from ..llm.gateway import Ledger
-from ..llm.types import Message, ProviderError, StructuredOutputError
+from ..llm.types import ProviderError, StructuredOutputError
 from ..modem import settled
 from ..phases import Phase, Step
 from ..prompting import (
@@ -29,7 +29,6 @@ from ..prompting import (
     code_block,
     reflect_prompt,
 )
-from ..roles.prompts import role_prompt
 from ..roles.schemas import (
     Reflection,
     Review,
@@ -177,15 +176,8 @@ class JudgeSteps(SmokeSteps):
         extra, remembered = await self.memory_sections(state, ledger, True)
         text = f"{text}\n\n{extra}" if extra else text
         try:
-            answer = await self.team.gateway.structured(
-                "reflection_debug",
-                [
-                    Message(role="system", content=role_prompt("reflection_debug")),
-                    Message(role="user", content=text),
-                ],
-                Reflection,
-                correlation_id=f"{self.block.name}/{state.step_no}",
-                ledger=ledger,
+            answer = await self.ask(
+                "reflection_debug", text, Reflection, ledger, f"{self.block.name}/{state.step_no}"
             )
         except (StructuredOutputError, ProviderError) as exc:
             return Step(Phase.DEBUG, "no_hypotheses", {"error": str(exc)[:300], **remembered})
@@ -222,15 +214,8 @@ class JudgeSteps(SmokeSteps):
         )
         text = f"{brief}\n\nCode to review:\n{code_block(state.code)}"
         try:
-            review = await self.team.gateway.structured(
-                "judge",
-                [
-                    Message(role="system", content=role_prompt("judge")),
-                    Message(role="user", content=text),
-                ],
-                Review,
-                correlation_id=f"{self.block.name}/{state.step_no}",
-                ledger=ledger,
+            review = await self.ask(
+                "judge", text, Review, ledger, f"{self.block.name}/{state.step_no}"
             )
         except (StructuredOutputError, ProviderError) as exc:
             return Step(Phase.SYNTH, "skipped", {"error": str(exc)[:300]})

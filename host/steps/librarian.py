@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 from ..llm.gateway import Ledger
-from ..llm.types import Message, ProviderError, StructuredOutputError, ToolCall
+from ..llm.types import ProviderError, StructuredOutputError, ToolCall
 from ..phases import Phase, Step
-from ..roles.prompts import ROLE_TOOLS, role_prompt
+from ..roles.prompts import ROLE_TOOLS
 from ..roles.schemas import (
     LibrarianAnswer,
 )
@@ -67,15 +67,12 @@ class LibrarianStep(StepBase):
         detail: dict[str, Any] = {"excerpts": len(excerpts)}
         notes = [f"Excerpt {e}" for e in excerpts]
         try:
-            answer = await self.team.gateway.structured(
+            answer = await self.ask(
                 "spec_librarian",
-                [
-                    Message(role="system", content=role_prompt("spec_librarian")),
-                    Message(role="user", content=question),
-                ],
+                question,
                 LibrarianAnswer,
-                correlation_id=tag,
-                ledger=ledger,
+                ledger,
+                tag,
                 tools=tools,
                 execute=execute,
             )

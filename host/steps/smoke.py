@@ -16,14 +16,13 @@ from ..feedback import (
     scrub,
 )
 from ..llm.gateway import Ledger
-from ..llm.types import Message, ProviderError, StructuredOutputError
+from ..llm.types import ProviderError, StructuredOutputError
 from ..phases import Phase, Step
 from ..prompting import (
     format_diagnostics,
     smoke_top,
     testbench_prompt,
 )
-from ..roles.prompts import role_prompt
 from ..roles.schemas import (
     Reflection,
     SmokeTestbench,
@@ -96,18 +95,12 @@ class SmokeSteps(StepBase):
         repairing = smoke.problem is not None
         tag = f"{self.block.name}/{state.step_no}"
         try:
-            answer = await self.team.gateway.structured(
+            answer = await self.ask(
                 "verification_engineer",
-                [
-                    Message(role="system", content=role_prompt("verification_engineer")),
-                    Message(
-                        role="user",
-                        content=testbench_prompt(self.team.design, self.block, state),
-                    ),
-                ],
+                testbench_prompt(self.team.design, self.block, state),
                 SmokeTestbench,
-                correlation_id=tag,
-                ledger=ledger,
+                ledger,
+                tag,
             )
         except (StructuredOutputError, ProviderError) as exc:
             target = self.set_aside(state, f"the Verification Engineer gave no testbench: {exc}")

@@ -10,14 +10,13 @@ from ..feedback import (
     compact_diagnostics,
 )
 from ..llm.gateway import Ledger
-from ..llm.types import Message, ProviderError, StructuredOutputError, ToolCall, ToolSpec
+from ..llm.types import ProviderError, StructuredOutputError, ToolCall, ToolSpec
 from ..phases import Phase, Step
 from ..prompting import (
     block_brief,
     fix_prompt,
 )
 from ..roles.planning_prompts import ASK_INSTEAD
-from ..roles.prompts import role_prompt
 from ..roles.schemas import (
     rtl_or_question_model,
     rtl_submission_model,
@@ -70,24 +69,19 @@ class WriteSteps(StepBase):
         """An RTL-writing step (first write, compile fix, debug fix)."""
         extra, remembered = await self.memory_sections(state, ledger, state.feedback is not None)
         text = f"{text}\n\n{extra}" if extra else text
-        messages = [
-            Message(role="system", content=role_prompt(role)),
-            Message(role="user", content=text),
-        ]
         tools = self.check_draft_tool()
-        correlation = f"{self.block.name}/{state.step_no}"
         model = (
             rtl_or_question_model(self.limits_code_chars())
             if self.team.planned
             else rtl_submission_model(self.limits_code_chars())
         )
         try:
-            answer = await self.team.gateway.structured(
+            answer = await self.ask(
                 role,
-                messages,
+                text,
                 model,
-                correlation_id=correlation,
-                ledger=ledger,
+                ledger,
+                f"{self.block.name}/{state.step_no}",
                 tools=tools or None,
                 execute=self.run_check_draft if tools else None,
             )

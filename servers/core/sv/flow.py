@@ -488,8 +488,6 @@ class SimulatorFlow(ABC):
         code: what slang does not bind, no reach check could have looked at."""
         if not (report.forbidden or report.design_errors):
             return
-        refused = [*report.forbidden, *report.design_errors]
-        first = refused[0]
         what = " and ".join(
             f"{len(found)} {name}"
             for name, found in (
@@ -498,16 +496,19 @@ class SimulatorFlow(ABC):
             )
             if found
         )
-        raise BuildRefused(
-            ToolResult(
-                status=Status.COMPILE_FAIL,
-                summary=f"{what} in design sources; first: "
-                f"{first.file}:{first.line}: {first.message}",
-                diagnostics=add_snippets(self.workspace, refused),
-                tool=self.name,
-                tool_version=self.tool.version,
-                duration_s=time.monotonic() - started,
-            )
+        refused = [*report.forbidden, *report.design_errors]
+        raise BuildRefused(self._refusal(what, refused, started))
+
+    def _refusal(self, what: str, diagnostics: list[Diagnostic], started: float) -> ToolResult:
+        """COMPILE_FAIL for design sources refused before (or beside) the compiler."""
+        first = diagnostics[0]
+        return ToolResult(
+            status=Status.COMPILE_FAIL,
+            summary=f"{what} in design sources; first: {first.file}:{first.line}: {first.message}",
+            diagnostics=add_snippets(self.workspace, diagnostics),
+            tool=self.name,
+            tool_version=self.tool.version,
+            duration_s=time.monotonic() - started,
         )
 
     def _compile_verdict(
@@ -588,16 +589,7 @@ class SimulatorFlow(ABC):
         """The design text broke a rule, or slang could not read it: no compiler runs."""
         diagnostics = text.refused or text.errors
         what = "forbidden constructs" if text.refused else "errors"
-        first = diagnostics[0]
-        return ToolResult(
-            status=Status.COMPILE_FAIL,
-            summary=f"{len(diagnostics)} {what} in design sources; first: "
-            f"{first.file}:{first.line}: {first.message}",
-            diagnostics=add_snippets(self.workspace, diagnostics),
-            tool=self.name,
-            tool_version=self.tool.version,
-            duration_s=time.monotonic() - started,
-        )
+        return self._refusal(f"{len(diagnostics)} {what}", diagnostics, started)
 
     def compile_cwd(self, out_dir: Path) -> Path:
         """The compiler's working folder; a simulator that looks for includes there first
