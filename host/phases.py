@@ -11,8 +11,9 @@ test fails when the two differ."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 
 class Phase(StrEnum):
@@ -71,9 +72,9 @@ def _edges(sources: Iterable[Phase], targets: Iterable[Phase], name: str, by: st
 
 
 NOT_DONE = [p for p in Phase if p not in TERMINAL]
-# A failed attempt (`BlockLoop.fail`): retry where the handler says, or escalate on the
-# iteration limit or a stagnating diagnostic; with task memory, `remember` comes first.
-FAILED = (P.ESCALATE, P.REMEMBER)
+# A verdict in (a failed attempt, or a pass with notes in flight): with task memory the
+# block is held for `remember`, which then sends it where the verdict did.
+HELD = (P.WRITE, P.DEBUG, P.CHECK, P.SMOKE, P.SIMULATE, P.SYNTH)
 
 TRANSITIONS: tuple[Edge, ...] = tuple(
     [
@@ -90,19 +91,19 @@ TRANSITIONS: tuple[Edge, ...] = tuple(
         Edge(P.WRITE, P.WRITE, "paused: a question for the engineer", "step"),
         Edge(P.DEBUG, P.DEBUG, "paused: a question for the engineer", "step"),
         *_edges([P.WRITE, P.DEBUG], [P.ESCALATE], "model unavailable", "step"),
-        *_edges([P.WRITE, P.DEBUG], FAILED, "attempt failed", "step"),
+        *_edges([P.WRITE, P.DEBUG], [P.ESCALATE], "attempt failed: limit or stagnation", "step"),
         *_edges([P.CHECK], [P.SMOKE, P.SIMULATE], "lint and compile clean", "step"),
         Edge(P.CHECK, P.WRITE, "lint or compile errors: fix", "step"),
-        *_edges([P.CHECK], FAILED, "attempt failed", "step"),
+        Edge(P.CHECK, P.ESCALATE, "attempt failed: limit or stagnation", "step"),
         Edge(P.SMOKE, P.SIMULATE, "smoke PASS (or set aside)", "step"),
         Edge(P.SMOKE, P.DISTILL, "smoke SIM_FAIL: explain it", "step"),
         Edge(P.SMOKE, P.TESTBENCH, "smoke gave no verdict: repair the bench", "step"),
-        *_edges([P.SMOKE], FAILED, "attempt failed", "step"),
+        Edge(P.SMOKE, P.ESCALATE, "attempt failed: limit or stagnation", "step"),
         *_edges([P.SIMULATE], [P.REVIEW, P.SYNTH], "PASS", "step"),
         Edge(P.SIMULATE, P.DISTILL, "SIM_FAIL: explain it", "step"),
         Edge(P.SIMULATE, P.WRITE, "COMPILE_FAIL: fix", "step"),
         Edge(P.SIMULATE, P.REFLECT, "TIMEOUT: reflect", "step"),
-        *_edges([P.SIMULATE], FAILED, "verdict in (failed, no verdict, or remembered)", "step"),
+        Edge(P.SIMULATE, P.ESCALATE, "failed past the limit, or no verdict", "step"),
         Edge(P.DISTILL, P.REFLECT, "explained (or nothing to explain)", "step"),
         Edge(P.REFLECT, P.DEBUG, "hypotheses", "step"),
         Edge(P.REFLECT, P.TESTBENCH, "the smoke testbench blamed: repair", "step"),
@@ -110,8 +111,9 @@ TRANSITIONS: tuple[Edge, ...] = tuple(
         Edge(P.REVIEW, P.SYNTH, "reviewed", "step"),
         *_edges([P.SYNTH], [P.FREEZE, P.DONE], "synthesized (or not run)", "step"),
         Edge(P.SYNTH, P.WRITE, "does not synthesize, or misses its clock: fix", "step"),
-        *_edges([P.SYNTH], FAILED, "attempt failed", "step"),
+        Edge(P.SYNTH, P.ESCALATE, "attempt failed: limit or stagnation", "step"),
         Edge(P.FREEZE, P.DONE, "frozen: passed", "step"),
+        *_edges(HELD, [P.REMEMBER], "remember: task memory notes the verdict first", "step"),
         *_edges(
             [P.REMEMBER],
             [P.WRITE, P.DISTILL, P.REFLECT, P.REVIEW, P.SYNTH, P.ESCALATE],
@@ -132,29 +134,53 @@ TRANSITIONS: tuple[Edge, ...] = tuple(
 LOOP = ("driver", "step")
 
 
-def allowed(by: tuple[str, ...]) -> frozenset[tuple[Phase, Phase]]:
-    return frozenset((e.source, e.target) for e in TRANSITIONS if e.by in by)
+def named(by: tuple[str, ...]) -> dict[tuple[Phase, Phase], Edge]:
+    """Each move `by` may take, with its edge (the first the table lists for it)."""
+    edges: dict[tuple[Phase, Phase], Edge] = {}
+    for edge in TRANSITIONS:
+        if edge.by in by:
+            edges.setdefault((edge.source, edge.target), edge)
+    return edges
 
 
-ALLOWED = {by: allowed(by) for by in (LOOP, ("orchestrator",), ("checkpoint",))}
+NAMED = {by: named(by) for by in (LOOP, ("orchestrator",), ("checkpoint",))}
 
 
 class IllegalTransition(RuntimeError):
     """A move the state table does not hold."""
 
 
-def check(source: str, target: str, where: str, by: tuple[str, ...] = LOOP) -> Phase:
-    """The target phase, once the move from `source` is known to be an edge of the table
-    that `by` may take."""
+def transition(source: str, target: str, where: str, by: tuple[str, ...] = LOOP) -> Edge:
+    """The named edge of the table from `source` to `target` that `by` may take (or
+    IllegalTransition)."""
     try:
         move = (Phase(source), Phase(target))
     except ValueError as exc:
         raise IllegalTransition(f"{where}: unknown phase ({exc})") from None
-    if move not in (ALLOWED[by] if by in ALLOWED else allowed(by)):
+    edge = (NAMED[by] if by in NAMED else named(by)).get(move)
+    if edge is None:
         raise IllegalTransition(
             f"{where}: no transition {source} → {target} for {'/'.join(by)} in host/phases.py"
         )
-    return move[1]
+    return edge
+
+
+def check(source: str, target: str, where: str, by: tuple[str, ...] = LOOP) -> Phase:
+    """The target phase, once the move from `source` is known to be an edge of the table
+    that `by` may take."""
+    return transition(source, target, where, by).target
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a step's handler returns: the phase the block goes to next (the driver,
+    `BlockLoop.step`, alone moves it there, along an edge of the table) and, unless the step
+    had nothing to do, the outcome its record keeps."""
+
+    next: Phase
+    outcome: str | None = None  # None: nothing done, no record; the driver runs the next step
+    detail: dict[str, Any] = field(default_factory=dict)
+    errors: list[tuple[str, str]] = field(default_factory=list)
 
 
 def reachable(start: Phase = P.START) -> set[Phase]:

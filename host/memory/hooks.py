@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..feedback import module_header
 from ..llm.gateway import Gateway, Ledger
 from ..llm.types import Message, ProviderError, StructuredOutputError
-from ..phases import Phase
+from ..phases import Phase, Step
 from ..roles.prompts import role_prompt
 from ..roles.schemas import Reflection
 from ..runfolder import RunFolder
@@ -101,23 +101,24 @@ class MemoryHooks:
         )
 
     def hold_for_memory(
-        self, state: BlockState, passed: bool, mismatches: int | None = None
-    ) -> None:
-        """A verdict is in: the next step is `remember`, then where the loop was going."""
+        self, state: BlockState, target: Phase, passed: bool, mismatches: int | None = None
+    ) -> Phase:
+        """A verdict is in, sending the block to `target`: the phase it goes to now, `remember`
+        (which then sends it to `target`) while task memory has notes to write."""
         if self.team.memory is None:
-            return
+            return target
         track = state.memory or MemoryTrack()
         if passed and track.failure is None and not track.offered:
             # Nothing in flight: only the design context.
             self.team.memory.passed(
                 self.block.name, module_header(state.code or "", self.block.top), track.conventions
             )
-            return
-        track.resume = state.phase
+            return target
+        track.resume = target
         track.passed = passed
         track.verdict = None if passed else self.failure_of(state, mismatches)
         state.memory = track
-        state.phase = Phase.REMEMBER
+        return Phase.REMEMBER
 
     def keep_conventions(self, state: BlockState, notes: str) -> None:
         if self.team.memory is not None:
@@ -197,11 +198,11 @@ class MemoryHooks:
                 fix_summary=f"{changed} changed line(s)" if diff else "no fix tried",
             )
 
-    async def do_remember(self, state: BlockState, ledger: Ledger) -> Any:
+    async def do_remember(self, state: BlockState, ledger: Ledger) -> Step:
+        """The notes on the verdict held; then the block goes where the verdict sent it."""
         memory = self.team.memory
         track = state.memory
         assert memory is not None and track is not None
-        state.phase = Phase(track.resume)
         tag = f"{self.block.name}/{state.step_no}"
         by = f"{memory.run}/{self.block.name}/{state.iteration}"
         detail: dict[str, Any] = {"passed": track.passed}
@@ -245,4 +246,4 @@ class MemoryHooks:
             header = module_header(state.code or "", self.block.top)
             detail["context"] = memory.passed(self.block.name, header, track.conventions)
         outcome_word = "refused" if "refused" in written else "noted" if written else "held"
-        return outcome_word, detail, []
+        return Step(Phase(track.resume), outcome_word, detail)

@@ -84,7 +84,8 @@ def test_the_loop_names_no_server() -> None:
 
     from silicon_agent.suite.servers import SERVER_NAMES
 
-    text = (ROOT / "host" / "loop.py").read_text()
-    for name in SERVER_NAMES:
-        calls = re.findall(rf'tool\(\s*"{name}"|has\(\s*"{name}"', text)
-        assert not calls, f"host/loop.py calls {name} by name"
+    for path in [ROOT / "host" / "loop.py", *sorted((ROOT / "host" / "steps").glob("*.py"))]:
+        text = path.read_text()
+        for name in SERVER_NAMES:
+            calls = re.findall(rf'tool\(\s*"{name}"|has\(\s*"{name}"', text)
+            assert not calls, f"{path.relative_to(ROOT)} calls {name} by name"

@@ -166,6 +166,15 @@ def settle(cache: ResultCache, key: CacheKey, result: ToolResult, workspace: Wor
     )
 
 
+class BuildRefused(Exception):
+    """A build stage refused the design: its result says why, and no compiler verdict
+    follows."""
+
+    def __init__(self, result: ToolResult) -> None:
+        super().__init__(result.summary)
+        self.result = result
+
+
 class SimulatorFlow(ABC):
     """Template of compile/simulate/run_testbench; subclasses give the tool commands."""
 
@@ -338,69 +347,36 @@ class SimulatorFlow(ABC):
         key: CacheKey,
         limit_s: float,
     ) -> Build:
-        """Compile with slang's diagnostics merged in."""
+        """Compile with slang's diagnostics merged in, stage by stage: the cached build, the
+        one design text, the top, the compiler beside slang, the verdict on its output. A
+        stage that ends the build early (bad input, slang stopped, the design refused) leaves
+        through one exit (`_build_stopped`) that removes the private build folder."""
         started = time.monotonic()
-        cached = self.cache.get(key, ToolResult)
-        out_dir = self.workspace.keep_dir("build", self.name) / key[:24]
+        cached = self._cached_build(key, started)
         if cached is not None:
-            executable = (
-                self.workspace.root / cached.artifacts["executable"]
-                if ("executable" in cached.artifacts)
-                else None
-            )
-            cached.cache_hit = True
-            cached.duration_s = time.monotonic() - started
-            return Build(cached, executable, key)
+            return cached
         # Build in a private directory and rename it into place, so that concurrent calls
         # (here or in another server process) never see or remove each other's files.
-        final_dir = out_dir
+        final_dir = self.workspace.keep_dir("build", self.name) / key[:24]
         prune_oldest(final_dir.parent, KEEP_BUILDS)
         out_dir = final_dir.with_name(f"{final_dir.name}.tmp-{uuid.uuid4().hex[:8]}")
         out_dir.mkdir(parents=True)
-        await progress(0.05, f"{self.name}: checking sources with slang")
+        running: list[asyncio.Future[SlangReport]] = []
         try:
+            await progress(0.05, f"{self.name}: checking sources with slang")
             design_text = await self._design_text(src, limit_s)
-        except InvalidInput as exc:
-            remove_tree(out_dir)
-            return Build(invalid_result(self.tool, exc), None, key)
-        except CallStopped as stop:
-            remove_tree(out_dir)
-            return Build(self._analysis_stopped(started, limit_s, stop), None, key)
-        except BaseException:
-            remove_tree(out_dir)
-            raise
-        compiled = src
-        text_names: list[str] = []
-        if design_text is not None:
-            refused = design_text.refused or design_text.errors
-            if refused:
-                remove_tree(out_dir)
-                return Build(self._refused(design_text, started), None, key)
-            # The compiler gets the bytes the checks read, never the design files themselves.
-            design_path = out_dir / "design.sv"
-            atomic_write(design_path, design_text.text)
-            # A testbench package goes ahead of the design text that imports it (a design may
-            # not define one the testbench uses: slang_check refuses it).
-            first = [p for p in src.bench if declares_package(p)]
-            rest = [p for p in src.bench if p not in first]
-            compiled = replace(src, files=[*first, design_path, *rest], design=[design_path])
-            text_names = [self.workspace.relative(design_path)]
-        slang_task = asyncio.ensure_future(self.slang_report(src, limit_s, design_text=design_text))
-        if src.top is None and self.binds_wave_dump and waves != "none":
-            # The wave dump is bound into the top module, so the top must be known first.
-            try:
+            compiled, text_names = self._stage_design_text(src, design_text, out_dir, started)
+            slang_task = asyncio.ensure_future(
+                self.slang_report(src, limit_s, design_text=design_text)
+            )
+            running.append(slang_task)
+            if src.top is None and self.binds_wave_dump and waves != "none":
+                # The wave dump is bound into the top module, so the top must be known first.
                 tops = [t for t in (await slang_task).tops if t != WAVE_DUMP_MODULE]
-            except InvalidInput as exc:
-                remove_tree(out_dir)
-                return Build(invalid_result(self.tool, exc), None, key)
-            except CallStopped as stop:
-                remove_tree(out_dir)
-                return Build(self._analysis_stopped(started, limit_s, stop), None, key)
-            src.top = compiled.top = tops[0] if len(tops) == 1 else None
-        argv, executable = self.compile_argv(compiled, out_dir, waves)
-        await progress(0.15, f"{self.name}: compiling {len(src.files)} files")
-        # slang runs beside the compiler: its findings are needed only once both are done.
-        try:
+                src.top = compiled.top = tops[0] if len(tops) == 1 else None
+            argv, executable = self.compile_argv(compiled, out_dir, waves)
+            await progress(0.15, f"{self.name}: compiling {len(src.files)} files")
+            # slang runs beside the compiler: its findings are needed only once both are done.
             outcome = await run_process(
                 argv,
                 cwd=self.compile_cwd(out_dir),
@@ -412,40 +388,15 @@ class SimulatorFlow(ABC):
                 limits=Limits(cpu_s=int(limit_s) + 10),
             )
             report: SlangReport = await slang_task
-        except InvalidInput as exc:
+            self._slang_refusal(report, started)
+        except BaseException as exc:
+            for task in running:
+                task.cancel()
             remove_tree(out_dir)
-            return Build(invalid_result(self.tool, exc), None, key)
-        except CallStopped as stop:
-            remove_tree(out_dir)
-            return Build(self._analysis_stopped(started, limit_s, stop), None, key)
-        except BaseException:
-            slang_task.cancel()
-            remove_tree(out_dir)
-            raise
-        if report.forbidden or report.design_errors:
-            # A slang error in the design text refuses it even where the simulator accepts the
-            # code: what slang does not bind, no reach check could have looked at.
-            refused = [*report.forbidden, *report.design_errors]
-            first = refused[0]
-            what = " and ".join(
-                f"{len(found)} {name}"
-                for name, found in (
-                    ("forbidden constructs", report.forbidden),
-                    ("slang errors", report.design_errors),
-                )
-                if found
-            )
-            remove_tree(out_dir)
-            result = ToolResult(
-                status=Status.COMPILE_FAIL,
-                summary=f"{what} in design sources; first: "
-                f"{first.file}:{first.line}: {first.message}",
-                diagnostics=add_snippets(self.workspace, refused),
-                tool=self.name,
-                tool_version=self.tool.version,
-                duration_s=time.monotonic() - started,
-            )
-            return Build(result, None, key)
+            stopped = self._build_stopped(exc, started, limit_s)
+            if stopped is None:
+                raise
+            return Build(stopped, None, key)
         text = outcome.stdout + "\n" + outcome.stderr
         atomic_write(out_dir / "compile.log", text)
         failed = outcome.exit_code != 0 or outcome.timed_out or not executable.exists()
@@ -458,51 +409,12 @@ class SimulatorFlow(ABC):
             or (outcome.signal is not None)
             or outcome.exit_code == 134
         )
-        if outcome.timed_out:
-            status = Status.TIMEOUT
-            summary = f"{self.name} compile ran past timeout_s={limit_s:g} and was stopped"
-        elif failed and crashed:
-            status = Status.TOOL_ERROR
-            summary = (
-                f"{self.name} crashed while compiling (exit {outcome.exit_code}); "
-                "not a design error"
-            )
-            diagnostics = [d for d in diagnostics if d.category == Category.TOOL_CRASH] + [
-                d for d in diagnostics if d.category != Category.TOOL_CRASH
-            ]
-            if not any(d.category == Category.TOOL_CRASH for d in diagnostics):
-                diagnostics.insert(
-                    0,
-                    Diagnostic(
-                        severity=Severity.ERROR,
-                        category=Category.TOOL_CRASH,
-                        message=f"{self.name} ended with exit {outcome.exit_code}",
-                        hint="The tool crashed; try the other simulator.",
-                        source=self.name,
-                    ),
-                )
-        elif failed:
-            errors = [d for d in diagnostics if d.severity == Severity.ERROR]
-            status = Status.COMPILE_FAIL
-            summary = f"{len(errors)} errors" + (
-                f"; first: {errors[0].file}:{errors[0].line}: {errors[0].message}" if errors else ""
-            )
-            if not errors:
-                diagnostics.append(
-                    Diagnostic(
-                        severity=Severity.ERROR,
-                        category=Category.OTHER,
-                        message=tail(text, 5)
-                        or f"{self.name} failed with exit {outcome.exit_code}",
-                        hint="Read the compile log artifact.",
-                        source=self.name,
-                    )
-                )
-        else:
-            warnings = sum(1 for d in diagnostics if d.severity == Severity.WARNING)
-            status, summary = Status.PASS, f"compiled; {warnings} warnings"
+        status, summary, diagnostics = self._compile_verdict(
+            outcome, text, failed and crashed, failed, diagnostics, limit_s
+        )
         executable = final_dir / executable.relative_to(out_dir)
-        if status in (Status.PASS, Status.COMPILE_FAIL) and not final_dir.exists():
+        kept = status in (Status.PASS, Status.COMPILE_FAIL)
+        if kept and not final_dir.exists():
             try:
                 os.rename(out_dir, final_dir)
             except OSError:
@@ -522,9 +434,139 @@ class SimulatorFlow(ABC):
             diagnostics=diagnostics,
             artifacts=artifacts,
         )
-        if status in (Status.PASS, Status.COMPILE_FAIL):
+        if kept:
             self.cache.put(key, result)
         return Build(result, executable if status == Status.PASS else None, key)
+
+    def _cached_build(self, key: CacheKey, started: float) -> Build | None:
+        cached = self.cache.get(key, ToolResult)
+        if cached is None:
+            return None
+        executable = (
+            self.workspace.root / cached.artifacts["executable"]
+            if ("executable" in cached.artifacts)
+            else None
+        )
+        cached.cache_hit = True
+        cached.duration_s = time.monotonic() - started
+        return Build(cached, executable, key)
+
+    def _build_stopped(
+        self, exc: BaseException, started: float, limit_s: float
+    ) -> ToolResult | None:
+        """The one exit classification of a build stopped before the compiler's verdict: bad
+        input, slang's analysis stopped, or the design refused (None: not ours, re-raised)."""
+        if isinstance(exc, BuildRefused):
+            return exc.result
+        if isinstance(exc, InvalidInput):
+            return invalid_result(self.tool, exc)
+        if isinstance(exc, CallStopped):
+            return self._analysis_stopped(started, limit_s, exc)
+        return None
+
+    def _stage_design_text(
+        self, src: Sources, design_text: DesignText | None, out_dir: Path, started: float
+    ) -> tuple[Sources, list[str]]:
+        """The sources the compiler gets, with the one design text in place of the design
+        files, and the text's names (BuildRefused when the text broke a rule)."""
+        if design_text is None:
+            return src, []
+        if design_text.refused or design_text.errors:
+            raise BuildRefused(self._refused(design_text, started))
+        # The compiler gets the bytes the checks read, never the design files themselves.
+        design_path = out_dir / "design.sv"
+        atomic_write(design_path, design_text.text)
+        # A testbench package goes ahead of the design text that imports it (a design may
+        # not define one the testbench uses: slang_check refuses it).
+        first = [p for p in src.bench if declares_package(p)]
+        rest = [p for p in src.bench if p not in first]
+        compiled = replace(src, files=[*first, design_path, *rest], design=[design_path])
+        return compiled, [self.workspace.relative(design_path)]
+
+    def _slang_refusal(self, report: SlangReport, started: float) -> None:
+        """A slang error in the design text refuses it even where the simulator accepts the
+        code: what slang does not bind, no reach check could have looked at."""
+        if not (report.forbidden or report.design_errors):
+            return
+        what = " and ".join(
+            f"{len(found)} {name}"
+            for name, found in (
+                ("forbidden constructs", report.forbidden),
+                ("slang errors", report.design_errors),
+            )
+            if found
+        )
+        refused = [*report.forbidden, *report.design_errors]
+        raise BuildRefused(self._refusal(what, refused, started))
+
+    def _refusal(self, what: str, diagnostics: list[Diagnostic], started: float) -> ToolResult:
+        """COMPILE_FAIL for design sources refused before (or beside) the compiler."""
+        first = diagnostics[0]
+        return ToolResult(
+            status=Status.COMPILE_FAIL,
+            summary=f"{what} in design sources; first: {first.file}:{first.line}: {first.message}",
+            diagnostics=add_snippets(self.workspace, diagnostics),
+            tool=self.name,
+            tool_version=self.tool.version,
+            duration_s=time.monotonic() - started,
+        )
+
+    def _compile_verdict(
+        self,
+        outcome: ProcessOutcome,
+        text: str,
+        crashed: bool,
+        failed: bool,
+        diagnostics: list[Diagnostic],
+        limit_s: float,
+    ) -> tuple[Status, str, list[Diagnostic]]:
+        """The compiler's exit read as a status: stopped at the limit, crashed (not the
+        design's fault), the design's errors, or compiled."""
+        if outcome.timed_out:
+            return (
+                Status.TIMEOUT,
+                f"{self.name} compile ran past timeout_s={limit_s:g} and was stopped",
+                diagnostics,
+            )
+        if crashed:
+            summary = (
+                f"{self.name} crashed while compiling (exit {outcome.exit_code}); "
+                "not a design error"
+            )
+            diagnostics = [d for d in diagnostics if d.category == Category.TOOL_CRASH] + [
+                d for d in diagnostics if d.category != Category.TOOL_CRASH
+            ]
+            if not any(d.category == Category.TOOL_CRASH for d in diagnostics):
+                diagnostics.insert(
+                    0,
+                    Diagnostic(
+                        severity=Severity.ERROR,
+                        category=Category.TOOL_CRASH,
+                        message=f"{self.name} ended with exit {outcome.exit_code}",
+                        hint="The tool crashed; try the other simulator.",
+                        source=self.name,
+                    ),
+                )
+            return Status.TOOL_ERROR, summary, diagnostics
+        if failed:
+            errors = [d for d in diagnostics if d.severity == Severity.ERROR]
+            summary = f"{len(errors)} errors" + (
+                f"; first: {errors[0].file}:{errors[0].line}: {errors[0].message}" if errors else ""
+            )
+            if not errors:
+                diagnostics.append(
+                    Diagnostic(
+                        severity=Severity.ERROR,
+                        category=Category.OTHER,
+                        message=tail(text, 5)
+                        or f"{self.name} failed with exit {outcome.exit_code}",
+                        hint="Read the compile log artifact.",
+                        source=self.name,
+                    )
+                )
+            return Status.COMPILE_FAIL, summary, diagnostics
+        warnings = sum(1 for d in diagnostics if d.severity == Severity.WARNING)
+        return Status.PASS, f"compiled; {warnings} warnings", diagnostics
 
     async def _design_text(self, src: Sources, limit_s: float) -> DesignText | None:
         """The one design text, made in a worker killed at limit_s: a few macros that expand
@@ -547,16 +589,7 @@ class SimulatorFlow(ABC):
         """The design text broke a rule, or slang could not read it: no compiler runs."""
         diagnostics = text.refused or text.errors
         what = "forbidden constructs" if text.refused else "errors"
-        first = diagnostics[0]
-        return ToolResult(
-            status=Status.COMPILE_FAIL,
-            summary=f"{len(diagnostics)} {what} in design sources; first: "
-            f"{first.file}:{first.line}: {first.message}",
-            diagnostics=add_snippets(self.workspace, diagnostics),
-            tool=self.name,
-            tool_version=self.tool.version,
-            duration_s=time.monotonic() - started,
-        )
+        return self._refusal(f"{len(diagnostics)} {what}", diagnostics, started)
 
     def compile_cwd(self, out_dir: Path) -> Path:
         """The compiler's working folder; a simulator that looks for includes there first
