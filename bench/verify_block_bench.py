@@ -1,7 +1,7 @@
 """`verify_block` as a client calls it, side by side in one run (`agent-host serve` over MCP
 stdio, real simulators): per block and simulator, the wall time of the default call on the
 reference RTL, and with `--mutants` how many of the block's mutants (`hdl/mutations.py`) the
-default call catches (any verdict but PASS).
+default call catches (any verdict but PASS), on the one simulator named (else the judge's).
 
 `python bench/verify_block_bench.py [--blocks a,b] [--simulators iverilog,verilator] [--mutants]`
 """
@@ -95,7 +95,8 @@ async def main(blocks: list[str], sims: list[str], mutants: bool) -> None:
                     bad.parent.mkdir()
                     bad.write_text(text.replace(original, mutant))
                     start = time.monotonic()
-                    got = await verify(client, name, [str(bad.relative_to(ws))], None)
+                    sim = sims[0] if len(sims) == 1 else None  # one simulator: its verdict
+                    got = await verify(client, name, [str(bad.relative_to(ws))], sim)
                     took = time.monotonic() - start
                     hit = got.get("status") not in ("PASS", None)
                     caught += hit

@@ -237,6 +237,55 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
         "base_r <= MEM_W'(proc_w) * PROC_STRIDE;",
     ),
     (
+        "rate_dematcher",
+        "dummy bits not skipped",
+        "hdl/rtl/rate_dematcher.sv",
+        "null_w = (idx_w < {9'd0, nd_r}) ||",
+        "null_w = 1'b0 ||",
+    ),
+    (
+        "rate_dematcher",
+        "circular buffer wraps at K_w instead of N_cb",
+        "hdl/rtl/rate_dematcher.sv",
+        "if (j_r == ncb_r - 15'd1) begin",
+        "if (j_r == 15'(3 * {2'd0, kpi_r}) - 15'd1) begin",
+    ),
+    (
+        "rate_dematcher",
+        "soft sum wraps instead of saturating high",
+        "hdl/rtl/rate_dematcher.sv",
+        "if (sum_w > SUM_MAX) sat_w = SUM_MAX[LLR_W-1:0];",
+        "if (1'b0) sat_w = SUM_MAX[LLR_W-1:0];",
+    ),
+    (
+        "rate_dematcher",
+        "output tlast one beat early",
+        "hdl/rtl/rate_dematcher.sv",
+        "out_last_r <= (rd_addr_r == d_len_r - 1'b1);",
+        "out_last_r <= (rd_addr_r == d_len_r - 13'd2);",
+    ),
+    (
+        "rate_dematcher",
+        "filler count read live instead of latched",
+        "hdl/rtl/rate_dematcher.sv",
+        "src_w < {7'd0, f_r}",
+        "src_w < {7'd0, f_i}",
+    ),
+    (
+        "rate_dematcher",
+        "HARQ process ignored (proc_i)",
+        "hdl/rtl/rate_dematcher.sv",
+        "assign proc_w = (proc_i > LAST_PROC) ? LAST_PROC : proc_i;",
+        "assign proc_w = 3'd0;",
+    ),
+    (
+        "rate_dematcher",
+        "clear writes the last sum instead of zero",
+        "hdl/rtl/rate_dematcher.sv",
+        "assign wdata_w = (state_r == ST_CLEAR) ? '0 : sat_w;",
+        "assign wdata_w = sat_w;",
+    ),
+    (
         "resource_demapper",
         "CRS shift of l = 4, 11 lost",
         "hdl/rtl/resource_demapper.sv",
@@ -412,6 +461,57 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
         "assign adv_w = 1'b1;",
     ),
     (
+        "equalizer",
+        "H not conjugated in the Q product",
+        "hdl/rtl/equalizer.sv",
+        "num_q_w   = NUM_W'(prod_qi_w) - NUM_W'(prod_iq_w);",
+        "num_q_w   = NUM_W'(prod_qi_w) + NUM_W'(prod_iq_w);",
+    ),
+    (
+        "equalizer",
+        "zero denominator not raised to 1",
+        "hdl/rtl/equalizer.sv",
+        "if (den == '0) den = DEN_W'(1);",
+        "if (1'b0) den = DEN_W'(1);",
+    ),
+    (
+        "equalizer",
+        "N0 of 0 not taken as 1",
+        "hdl/rtl/equalizer.sv",
+        "n0c = (mul_n0_r == '0) ? NOISE_VAR_W'(1) : mul_n0_r;",
+        "n0c = mul_n0_r;",
+    ),
+    # (Dropping the saturation's multiplexer is no mutant: a divider that overflows takes
+    # every stage, so its quotient is 32767 anyway.)
+    (
+        "equalizer",
+        "saturation at 32766",
+        "hdl/rtl/equalizer.sv",
+        "SAT_MAG = EQ_OUT_W'((1 << (EQ_OUT_W - 1)) - 1);",
+        "SAT_MAG = EQ_OUT_W'((1 << (EQ_OUT_W - 1)) - 2);",
+    ),
+    (
+        "equalizer",
+        "negative I saturates at -32768",
+        "hdl/rtl/equalizer.sv",
+        "x_i_w = div_neg_i_r[DIV_BITS] ? -mag_i : mag_i;",
+        "x_i_w = div_neg_i_r[DIV_BITS] ? (div_ovf_i_r[DIV_BITS] ? 16'h8000 : -mag_i) : mag_i;",
+    ),
+    (
+        "equalizer",
+        "mmse_i read live, not with its RE",
+        "hdl/rtl/equalizer.sv",
+        "den = mul_mmse_r ?",
+        "den = mmse_i ?",
+    ),
+    (
+        "equalizer",
+        "tlast not passed",
+        "hdl/rtl/equalizer.sv",
+        "out_last_r  <= div_last_r[DIV_BITS];",
+        "out_last_r  <= 1'b0;",
+    ),
+    (
         "channel_estimator",
         "CRS c_init without the l + 1 term's 1",
         "hdl/rtl/channel_estimator.sv",
@@ -572,6 +672,10 @@ CASE_FOR = {
     "PSS/SSS kept in subframe 5": "drawn_sf5",
     "QPSK sign flipped": "qpsk_drawn",
     "16QAM outer level 3885": "16qam_drawn",
+    # The rate dematcher's retransmission goes to another word of process 0 (drawn_a, N_cb
+    # limited) or to process 1 (drawn_b, the last case).
+    "one soft buffer for every code block (off_i ignored)": "harq_drawn_a",
+    "circular buffer wraps at K_w instead of N_cb": "harq_drawn_a",
 }
 # Mutants only the testbench's handshake checks show (the output beats are right): the server
 # withholds the testbench's failure that its trace of the output cannot confirm, and the modem

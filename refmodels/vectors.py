@@ -239,8 +239,47 @@ def _descrambler(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], l
     ], ["TS 36.211 6.3.1", "TS 36.211 7.2"]
 
 
+def _saturate_some(llr: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """About 5 % of the LLRs at +-LLR.max_raw, their sign kept (tooling, no 3GPP clause)."""
+    out = llr.copy()
+    hit = rng.random(llr.size) < 0.05
+    out[hit] = np.where(llr[hit] < 0, -LLR.max_raw, LLR.max_raw)
+    return out
+
+
 def _rate_dematcher(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
-    """Rate dematcher (TS 36.212 5.1.4.1)."""
+    """Rate dematcher (TS 36.212 5.1.4.1). With ``draw`` = k the case is a drawn HARQ pair: K of
+    any QPP size, E and E2 from a fraction of N_cb to three times it, saturated LLRs among them;
+    case 1 with N_cb limited and filler bits or none, case 2 with N_cb = K_w and filler bits;
+    redundancy versions rv = (r + 2k - 2) mod 4 and rv2 = rv + 1 with r drawn once per seed, so
+    cases 1 and 2 of a seed send all four."""
+    if p.get("draw"):
+        shared = int(rng.integers(1 << 32))  # the seed's word, the same for each drawn case
+        rng = np.random.default_rng([shared, int(p["draw"])])
+        p.setdefault("K", int(rng.choice(VALID_K)))
+        kw = 3 * 32 * -(-(int(p["K"]) + 4) // 32)
+        first = int(p["draw"]) % 2 == 1
+        # Case 1: N_cb limited (floor(N_IR / C) of a larger transport block) down to 0.55 K_w,
+        # filler bits or none; case 2: N_cb = K_w and filler bits.
+        filler = int(rng.integers(1, min(64, int(p["K"]) // 2)))
+        p.setdefault("F", filler if not first or rng.random() < 0.5 else 0)
+        p.setdefault("N_cb", int(rng.integers(kw * 11 // 20, kw)) if first else kw)
+        cap = min(3 * int(p["N_cb"]), 24000)
+        # Case 1's first transmission is longer than N_cb: it wraps.
+        low = int(p["N_cb"]) if first else kw // 4
+        p.setdefault("E", int(rng.integers(min(low, cap - 1), cap)))
+        p.setdefault("E2", int(rng.integers(min(kw // 4, cap - 1), cap)))
+        p.setdefault("rv", (shared + 2 * int(p["draw"]) - 2) % 4)
+        p.setdefault("rv2", (int(p["rv"]) + 1) % 4)
+        # The retransmission's own buffer (testbench): after the first's in process 0 (case 1),
+        # or in process 1 over the first's words (case 2).
+        d_len = int(p["K"]) + 4
+        if first:
+            p.setdefault("proc2", 0)
+            p.setdefault("off2", int(rng.integers(d_len, 2 * (6144 + 4) - d_len + 1)))
+        else:
+            p.setdefault("proc2", 1)
+            p.setdefault("off2", int(rng.integers(0, d_len)))
     k = int(p.get("K", 4416))
     f = int(p.get("F", 0))
     c = int(p.get("C", 1))
@@ -256,8 +295,19 @@ def _rate_dematcher(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile]
     d = turbo_encode(cbits)
     tx = rate_match(d, f, e, rv, ncb)
     _, llr = _llr_stream(e, 3.0, rng, tx)
+    if p.get("draw"):  # saturated LLRs (about 5 %), so that combined ones saturate the sum
+        llr = _saturate_some(llr, rng)
     out = rate_dematch_fixed(llr, k, f, rv, ncb)
+    p.setdefault("proc2", 0)
+    p.setdefault("off2", 6144 + 4)
     p.update(K=k, F=f, C=c, E=e, rv=rv, N_cb=ncb, rv2=rv2, E2=e2)
+    if p.get("draw"):  # what the case sends, for the coverage map's needs
+        limited = ncb < 3 * 32 * -(-(k + 4) // 32)
+        p.update(
+            rvs=[rv, rv2],
+            n_cb_kind="limited" if limited else "full",
+            filler_kind="filler" if f > 0 else "none",
+        )
     files = [
         _f("e_llr", "stimulus", LLR.width, True, "E rate-matched LLRs of one code block", llr),
         _f(
@@ -271,6 +321,8 @@ def _rate_dematcher(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile]
     ]
     if rv2 >= 0:
         _, llr2 = _llr_stream(e2, 3.0, rng, rate_match(d, f, e2, rv2, ncb))
+        if p.get("draw"):
+            llr2 = _saturate_some(llr2, rng)
         combined = rate_dematch_fixed(llr2, k, f, rv2, ncb, soft_buffer=out)
         alone = rate_dematch_fixed(llr2, k, f, rv2, ncb)
         files += [
@@ -544,17 +596,88 @@ def _channel_estimator(p: dict, rng: np.random.Generator) -> tuple[list[VectorFi
     ], ["TS 36.211 6.10.1", "LS + linear interpolation, see channel_estimator.py"]
 
 
+def _equalizer_draw(
+    p: dict, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A drawn equaliser case: 400 to 1500 REs of QAM symbols through channel taps from deep
+    fades (H = 0 and |H| of a few LSBs, whose quotients saturate) to full scale, some Y and H at
+    the words' limits, and N0 (0 to 2^24 - 1, log-uniform) and ZF/MMSE changing from RE to RE
+    (tooling, no 3GPP clause)."""
+    n = int(rng.integers(400, 1501))
+    lim = 1 << (FFT_OUT.width - 1)
+    kind = rng.choice(5, n, p=[0.6, 0.12, 0.05, 0.08, 0.15])
+    amp = np.where(kind == 1, rng.uniform(0, 12, n), 2.0**CHAN_EST.frac * rng.uniform(0.05, 4, n))
+    h = amp * np.exp(2j * np.pi * rng.random(n))
+    h[kind == 2] = 0
+    h[kind == 3] = rng.choice([-lim, lim - 1], (int(np.sum(kind == 3)), 2)) @ [1, 1j]
+    full = kind == 4
+    h[full] = rng.integers(-lim, lim, (int(np.sum(full)), 2)) @ [1, 1j]
+    hi = np.clip(np.round(h.real), -lim, lim - 1).astype(np.int64)
+    hq = np.clip(np.round(h.imag), -lim, lim - 1).astype(np.int64)
+    sym = modulate(rng.integers(0, 2, 6 * n).astype(np.uint8), "64QAM")
+    noise = rng.normal(0, rng.uniform(1, 400), n) * np.exp(2j * np.pi * rng.random(n))
+    y = (hi + 1j * hq) * sym + noise
+    y[full] = rng.integers(-lim, lim, (int(np.sum(full)), 2)) @ [1, 1j]
+    yi = np.clip(np.round(y.real), -lim, lim - 1).astype(np.int64)
+    yq = np.clip(np.round(y.imag), -lim, lim - 1).astype(np.int64)
+    # N0 in runs of 1 to 40 REs, each log-uniform over the word, 0 and the top value among them.
+    runs = np.repeat(np.arange(n), rng.integers(1, 41, n))[:n]
+    top = (1 << NOISE_VAR.width) - 1
+    n0_run = np.minimum(np.floor(2.0 ** rng.uniform(0, NOISE_VAR.width, n)).astype(np.int64), top)
+    n0_run[rng.random(n) < 0.04] = 0
+    n0_run[rng.random(n) < 0.02] = top
+    n0 = n0_run[runs]
+    mmse = (rng.random(n) < 0.5).astype(np.int64)
+    return yi, yq, hi, hq, n0, mmse
+
+
 def _equalizer(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
-    """Equalizer (receiver for TS 36.211 6.3.5)."""
+    """Equalizer (receiver for TS 36.211 6.3.5): a received subframe's PDSCH REs, or with
+    ``draw`` the REs of `_equalizer_draw`."""
     method = str(p.get("method", "zf"))
-    cell, prbs, si, sq = _rx_grid(p, rng)
-    gi, gq = ofdm_demodulate_fixed(si, sq)
-    hi, hq, n0 = estimate_channel_fixed(gi, gq, cell)
-    yi, yq = extract_pdsch(gi, cell, prbs), extract_pdsch(gq, cell, prbs)
-    ei, eq = extract_pdsch(hi, cell, prbs), extract_pdsch(hq, cell, prbs)
-    xi, xq, sc = equalize_fixed(yi, yq, ei, eq, n0, method)  # type: ignore[arg-type]
-    p.update(method=method, n0_raw=n0)
+    if p.get("draw"):
+        yi, yq, ei, eq, n0_re, mmse_re = _equalizer_draw(p, _drawn(p, rng))
+        xi, xq, sc = (np.empty(yi.size, np.int64) for _ in range(3))
+        for n0_one, mmse_one in set(zip(n0_re.tolist(), mmse_re.tolist(), strict=True)):
+            at = (n0_re == n0_one) & (mmse_re == mmse_one)
+            xi[at], xq[at], sc[at] = equalize_fixed(
+                yi[at], yq[at], ei[at], eq[at], n0_one, "mmse" if mmse_one else "zf"
+            )
+        n0 = int(n0_re[0])
+        den = np.where(mmse_re == 1, ei * ei + eq * eq + n0_re, ei * ei + eq * eq)
+        sat = (1 << (EQ_OUT.width - 1)) - 1
+        corners = {
+            "den_zero": bool(np.any(den == 0)),
+            "n0_zero": bool(np.any(n0_re == 0)),
+            "x_saturated": bool(np.any(np.abs(np.concatenate([xi, xq])) == sat)),
+            "scale_saturated": bool(np.any(sc == sat)),
+        }
+        p.update(
+            n_re=int(yi.size),
+            methods=sorted({"mmse" if m else "zf" for m in mmse_re.tolist()}),
+            corners=sorted(name for name, seen in corners.items() if seen),
+        )
+        p.pop("method", None)
+    else:
+        cell, prbs, si, sq = _rx_grid(p, rng)
+        gi, gq = ofdm_demodulate_fixed(si, sq)
+        hi, hq, n0 = estimate_channel_fixed(gi, gq, cell)
+        yi, yq = extract_pdsch(gi, cell, prbs), extract_pdsch(gq, cell, prbs)
+        ei, eq = extract_pdsch(hi, cell, prbs), extract_pdsch(hq, cell, prbs)
+        xi, xq, sc = equalize_fixed(yi, yq, ei, eq, n0, method)  # type: ignore[arg-type]
+        n0_re = np.full(yi.size, n0, np.int64)
+        mmse_re = np.full(yi.size, int(method == "mmse"), np.int64)
+        p.update(method=method)
+    p.update(n0_raw=n0)
     return [
+        _f(
+            "n0_mmse",
+            "stimulus",
+            NOISE_VAR.width + 1,
+            False,
+            "per RE {mmse_i, n0_i}: n0_i (NOISE_VAR raw) in the low 24 bits",
+            (mmse_re << NOISE_VAR.width) | n0_re,
+        ),
         _f(
             "y_iq",
             "stimulus",

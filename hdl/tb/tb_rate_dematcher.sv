@@ -1,10 +1,14 @@
 `default_nettype none
 `include "tb_harness.svh"
 // Self-checking testbench of rate_dematcher against refmodels vectors (rate_dematcher
-// generator). Plusargs: VECTORS=<case dir>, K, F, E, RV, NCB, RV2, E2, optional SEED. Random
-// input gaps and output back-pressure; pass 0 is cut by a reset in the middle of the input,
-// pass 1 and the last pass run the whole code block (the last proves the buffer is cleared).
-// With RV2 >= 0 (HARQ case) the passes use two soft buffers: pass 1 sends the first
+// generator). Plusargs: VECTORS=<case dir>, K, F, E, RV, NCB, RV2, E2, optional SEED, PROC2
+// and OFF2 (buffer 1: process and first word, default 0 and 6148). Random input gaps and
+// output back-pressure; pass 0 is cut by a reset in the middle of the input, pass 1 and the
+// last pass run the whole code block (the last proves the buffer is cleared). Two HARQ
+// processes (N_PROC = 2); the configuration ports carry random values once a pass's first LLR
+// is accepted (the block took them with it).
+// With RV2 >= 0 (HARQ case) the passes use two soft buffers, buffer 0 (process 0, word 0) and
+// buffer 1 (PROC2, OFF2): pass 1 sends the first
 // transmission into buffer 0; pass 2 the retransmission (E2 LLRs of redundancy version RV2)
 // into buffer 1 as a new transmission; pass 3 the retransmission into buffer 0 with
 // combine_i = 1, checked against the combination with pass 1's (so buffer 1 must not have
@@ -27,6 +31,10 @@ module tb_rate_dematcher;
   int ncb = 0;
   int rv2 = -1;
   int e2_len = 0;
+  int proc2 = 0;
+  int off2 = 6144 + 4;  // buffer 1 after a K = 6144 block
+  logic cfg_live = 1'b0;  // this pass's first LLR is accepted: the ports may change
+  logic [63:0] junk_r = '0;
   int last_pass = 2;
   int n_out = 0;  // output beats, K + 4
   int seed = 1;
@@ -62,16 +70,18 @@ module tb_rate_dematcher;
   logic [LLR_W-1:0] exp_lane[3];
   logic [3*LLR_W-1:0] exp_cur;
 
-  rate_dematcher dut (
+  rate_dematcher #(
+      .N_PROC(2)
+  ) dut (
       .clk(clk),
       .rst_n(rst_n),
-      .k_i(k_bits[12:0]),
-      .f_i(f_bits[5:0]),
-      .rv_i(rv_cur[1:0]),
-      .ncb_i(ncb[14:0]),
-      .combine_i(combine),
-      .proc_i(3'd0),
-      .off_i(buf_sel ? 14'(6144 + 4) : 14'd0),  // buffer 1 after a K = 6144 block
+      .k_i(cfg_live ? junk_r[12:0] : k_bits[12:0]),
+      .f_i(cfg_live ? junk_r[18:13] : f_bits[5:0]),
+      .rv_i(cfg_live ? junk_r[20:19] : rv_cur[1:0]),
+      .ncb_i(cfg_live ? junk_r[35:21] : ncb[14:0]),
+      .combine_i(cfg_live ? junk_r[36] : combine),
+      .proc_i(cfg_live ? junk_r[39:37] : (buf_sel ? proc2[2:0] : 3'd0)),
+      .off_i(cfg_live ? junk_r[53:40] : (buf_sel ? off2[13:0] : 14'd0)),
       .s_axis_tdata_i(s_tdata),
       .s_axis_tvalid_i(s_tvalid),
       .s_axis_tready_o(s_tready),
@@ -109,6 +119,8 @@ module tb_rate_dematcher;
     if (!$value$plusargs("RV2=%d", rv2)) $fatal(1, "tb: +RV2 missing");
     if (!$value$plusargs("E2=%d", e2_len)) $fatal(1, "tb: +E2 missing");
     if ($value$plusargs("SEED=%d", seed)) seed = seed + 1;
+    if (!$value$plusargs("PROC2=%d", proc2)) proc2 = 0;
+    if (!$value$plusargs("OFF2=%d", off2)) off2 = 6144 + 4;
     if (e_len < 2 || e_len > MAX_E || k_bits < 40 || k_bits > 6144)
       $fatal(1, "tb: case out of range for the harness");
     if (rv2 >= 0 && (e2_len < 2 || e2_len > MAX_E || rv2 > 3))
@@ -129,9 +141,13 @@ module tb_rate_dematcher;
 
   always @(posedge clk) begin
     cycle <= cycle + 1;
+    junk_r <= {$urandom, $urandom};
     `TB_RESET_RELEASE
     if (rst_n) begin
-      if (s_tvalid && s_tready) in_idx <= in_idx + 1;
+      if (s_tvalid && s_tready) begin
+        in_idx <= in_idx + 1;
+        cfg_live <= 1'b1;
+      end
       if (m_tvalid && ready_r) begin
         samples = samples + 1;
         `TB_MISMATCH_IF(out_idx >= n_out || m_tdata !== exp_cur, "m_axis_tdata_o", exp_cur, m_tdata)
@@ -143,6 +159,7 @@ module tb_rate_dematcher;
           end
           in_idx <= 0;
           out_idx <= 0;
+          cfg_live <= 1'b0;
           pass_no <= pass_no + 1;
         end
       end
@@ -151,6 +168,7 @@ module tb_rate_dematcher;
         rst_cnt <= 3;
         in_idx <= 0;
         out_idx <= 0;
+        cfg_live <= 1'b0;
         pass_no <= 1;
       end
     end

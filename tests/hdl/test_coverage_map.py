@@ -17,7 +17,14 @@ from silicon_agent.host.modem import case_params, generator_block
 from silicon_agent.refmodels.vectors import generate
 from silicon_agent.suite.design import Block, Judge
 
-BLOCKS = ["crc_checker", "descrambler", "qam_demodulator", "resource_demapper"]
+BLOCKS = [
+    "crc_checker",
+    "descrambler",
+    "qam_demodulator",
+    "resource_demapper",
+    "equalizer",
+    "rate_dematcher",
+]
 SEEDS = (1, 2, 3, 1234567)
 
 
@@ -87,11 +94,14 @@ def test_every_judge_case_and_check_serves_a_statement(
 
 
 def values(params: dict[str, Any], key: str) -> set[str]:
-    """A parameter's values as text; `a.b` reads b of every record in the list a."""
+    """A parameter's values as text; `a.b` reads b of every record in the list a, and a list
+    gives its items."""
     head, _, tail = key.partition(".")
     raw = params.get(head)
     if tail:
         return {str(r[tail]) for r in raw or []}
+    if isinstance(raw, list):
+        return {str(r) for r in raw}
     return set() if raw is None else {str(raw)}
 
 
