@@ -606,6 +606,10 @@ def _equalizer_draw(
     n = int(rng.integers(400, 1501))
     lim = 1 << (FFT_OUT.width - 1)
     kind = rng.choice(5, n, p=[0.6, 0.12, 0.05, 0.08, 0.15])
+    # Every call holds each corner the brief promises: H = 0 under ZF and under MMSE (forced on
+    # four REs below), N0 = 0 and the top N0 (forced on one run each).
+    forced = rng.choice(n, 4, replace=False)
+    kind[forced] = 2
     amp = np.where(kind == 1, rng.uniform(0, 12, n), 2.0**CHAN_EST.frac * rng.uniform(0.05, 4, n))
     h = amp * np.exp(2j * np.pi * rng.random(n))
     h[kind == 2] = 0
@@ -626,8 +630,13 @@ def _equalizer_draw(
     n0_run = np.minimum(np.floor(2.0 ** rng.uniform(0, NOISE_VAR.width, n)).astype(np.int64), top)
     n0_run[rng.random(n) < 0.04] = 0
     n0_run[rng.random(n) < 0.02] = top
+    used = np.unique(runs)
+    if used.size >= 2:
+        zero_run, top_run = rng.choice(used, 2, replace=False)
+        n0_run[zero_run], n0_run[top_run] = 0, top
     n0 = n0_run[runs]
     mmse = (rng.random(n) < 0.5).astype(np.int64)
+    mmse[forced] = [0, 0, 1, 1]
     return yi, yq, hi, hq, n0, mmse
 
 
