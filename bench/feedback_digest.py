@@ -41,19 +41,19 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def lines_named(explanation: dict[str, Any] | None, file: str) -> int:
     """How many distinct lines of `file` the digest names (a statement's or a function's
-    range counts whole)."""
+    range counts whole; a parameter by its declaration line)."""
     text = json.dumps(explanation or {})
-    lines = {int(n) for n in re.findall(rf"{re.escape(file)}:(\d+)\"", text)}
+    lines = {int(n) for n in re.findall(rf"{re.escape(file)}:(\d+)(?:\"| \(parameter)", text)}
     for lo, hi in re.findall(rf"{re.escape(file)}:(\d+)-(\d+)[\" ]", text):
         lines |= set(range(int(lo), int(hi) + 1))
     return len(lines)
 
 
 def named(explanation: dict[str, Any] | None, file: str, line: int) -> bool:
-    """Whether the digest names `file:line`, itself or inside the line range of a statement
-    over several lines or of a function."""
+    """Whether the digest names `file:line`, itself (a parameter's declaration too) or
+    inside the line range of a statement over several lines or of a function."""
     text = json.dumps(explanation or {})
-    if f'{file}:{line}"' in text:
+    if re.search(rf"{re.escape(file)}:{line}(?:\"| \(parameter)", text):
         return True
     for lo, hi in re.findall(rf"{re.escape(file)}:(\d+)-(\d+)[\" ]", text):
         if int(lo) <= line <= int(hi):

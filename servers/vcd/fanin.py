@@ -119,9 +119,38 @@ def _span(source_range: object) -> str | None:
     return start
 
 
+def _parameters(
+    node: object, found: set[str] | None = None, seen: set[str] | None = None
+) -> set[str]:
+    """The declaration lines of the parameters an expression reads ('pkg.sv:116 (parameter
+    CRC24B_POLY)'), and of those their values read in turn: a wrong constant is named."""
+    found = set() if found is None else found
+    seen = set() if seen is None else seen
+
+    def visit(item: object) -> VisitAction:
+        if getattr(item, "kind", None) == ExpressionKind.NamedValue:
+            symbol = item.symbol  # type: ignore[attr-defined]
+            if symbol.kind == SymbolKind.Parameter and symbol.name not in seen:
+                seen.add(symbol.name)
+                line = _line(symbol.location)
+                if line:
+                    found.add(f"{line} (parameter {symbol.name})")
+                initializer = getattr(symbol.declaredType, "initializer", None)
+                if initializer is not None:
+                    _parameters(initializer, found, seen)
+        return VisitAction.Advance
+
+    try:
+        node.visit(visit)  # type: ignore[attr-defined]
+    except Exception:  # a node slang cannot walk: no parameter named, the rest stands
+        pass
+    return found
+
+
 def _where(node: object) -> set[str]:
-    """The line of an assignment and the line ranges of the user functions it calls."""
-    found: set[str] = set()
+    """The line of an assignment, the line ranges of the user functions it calls and the
+    declaration lines of the parameters it reads."""
+    found: set[str] = _parameters(node)
     line = _span(node.sourceRange)  # type: ignore[attr-defined]
     if line:
         found.add(line)
@@ -213,6 +242,7 @@ def _statement(stmt: object, guards: set[str], graph: DriverGraph) -> None:
         for condition in stmt.conditions:  # type: ignore[attr-defined]
             inner |= _names(condition.expr)
             _GUARD_LINES.extend(filter(None, [_span(condition.expr.sourceRange)]))
+            _GUARD_LINES.extend(sorted(_parameters(condition.expr)))
         _statement(stmt.ifTrue, inner, graph)  # type: ignore[attr-defined]
         _statement(stmt.ifFalse, inner, graph)  # type: ignore[attr-defined]
         del _GUARD_LINES[depth:]
@@ -220,6 +250,7 @@ def _statement(stmt: object, guards: set[str], graph: DriverGraph) -> None:
         inner = guards | _names(stmt.expr)  # type: ignore[attr-defined]
         depth = len(_GUARD_LINES)
         _GUARD_LINES.extend(filter(None, [_span(stmt.expr.sourceRange)]))  # type: ignore[attr-defined]
+        _GUARD_LINES.extend(sorted(_parameters(stmt.expr)))  # type: ignore[attr-defined]
         for item in stmt.items:  # type: ignore[attr-defined]
             item_guards = set(inner)
             for expr in item.expressions:

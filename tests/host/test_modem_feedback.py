@@ -20,6 +20,7 @@ QAM = reference("qam_demodulator")
 LEVEL = "mag = p[0] ? 16'sd3886 : 16'sd1295;"
 READY = "assign s_axis_tready_o = !sym_valid_r || sym_done_w;"
 PBCH = "(sym_r <= 4'd10)"
+WARM = "localparam logic [WARM_CNT_W-1:0] WARM_LAST = 1;"
 VCD_TOOLS = ("list_signals", "explain_mismatch", "handshake_stats", "find_event", "values_at")
 
 
@@ -137,6 +138,20 @@ async def test_a_wrongly_picked_beat_names_the_condition_that_picked_it(tmp_path
         if (m := re.fullmatch(r"resource_demapper\.sv:(\d+)(?:-(\d+))?", line))
     ]
     assert any(lo <= changed <= hi and lo < hi for lo, hi in spans), reserved
+    assert_only_modem_tools(reply)
+
+
+async def test_a_wrong_constant_names_its_declaration(tmp_path: Path) -> None:
+    """A warm-up one count too long: the constant is read by a condition of the cone, and the
+    digest names the line that declares it."""
+    descrambler = reference("descrambler")
+    assert descrambler.count(WARM) == 1
+    mutant = descrambler.replace(WARM, WARM.replace("= 1;", "= 2;"))
+    changed = line_of(mutant, WARM.replace("= 1;", "= 2;"))
+    reply = await verify(tmp_path, "descrambler", mutant)
+    assert reply["status"] == "SIM_FAIL" and reply["failure"]["kind"] == "mismatch", reply
+    named = {line for c in reply["explanation"]["cone"] for line in c["lines"]}
+    assert f"descrambler.sv:{changed} (parameter WARM_LAST)" in named, sorted(named)
     assert_only_modem_tools(reply)
 
 
