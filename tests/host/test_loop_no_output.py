@@ -13,10 +13,11 @@ import pytest
 
 from silicon_agent.host.run_setup import create_run
 from silicon_agent.host.runs import execute_run
-from silicon_agent.host.state import BlockStatus, StateStore
+from silicon_agent.host.state import BlockStatus
 
 from .modem_scenario import BLOCKS_YAML, mutant_then_fix_rules, reference, write_config
 from .scenario import write_mcp_json
+from .test_modem_loop import prompts, steps
 
 QAM = reference("qam_demodulator")
 READY = "assign s_axis_tready_o = !sym_valid_r || sym_done_w;"
@@ -46,22 +47,14 @@ def test_a_stalled_candidate_reaches_debug_with_no_output_and_handshakes(tmp_pat
     )
     states = asyncio.run(execute_run(run))
     assert states["qam_demodulator"].status == BlockStatus.PASSED
-    store = StateStore(run / "state.sqlite")
-    try:
-        steps = [(r.kind, r.outcome, r.iteration, r.detail) for _, r in store.steps()]
-        prompts = [
-            "\n".join(m.content for m in x.messages)
-            for _, x in store.exchanges()
-            if x.role == "reflection_debug"
-        ]
-    finally:
-        store.close()
-    kinds = [(k, o, i) for k, o, i, _ in steps]
+    done = steps(run, "qam_demodulator")
+    debug_prompts = prompts(run, "reflection_debug")
+    kinds = [(k, o, i) for k, o, i, _ in done]
     assert ("simulate", "SIM_FAIL", 1) in kinds and ("simulate", "PASS", 2) in kinds, kinds
-    (distill,) = [d for k, _, _, d in steps if k == "distill"]
+    (distill,) = [d for k, _, _, d in done if k == "distill"]
     assert distill["ok"] is True and distill["no_output"] is True, distill
-    assert len(prompts) == 2, prompts  # the reflection, then the debug step
-    for prompt in prompts:
+    assert len(debug_prompts) == 2, debug_prompts  # the reflection, then the debug step
+    for prompt in debug_prompts:
         said = re.search(r"no output: the design gave 0 of (\d+) expected output beats", prompt)
         assert said and int(said[1]) > 0, prompt
         # each of the design's streams in words, the input held back by its tready
