@@ -1,12 +1,22 @@
 """How often `verify_block`'s digest names the line a mutant changed.
 
-Each single-line mutant of the small blocks' own RTL (hdl/mutations.py) goes through
-`agent-host serve`'s verify_block over MCP stdio on Icarus; of the failing replies, the share
-whose explanation names the changed line ('file.sv:N' in the cone, or a function's line range
-that holds it). `--checkout DIR` runs another checkout's code (its host and servers) with the
-same mutants, for a before/after comparison.
+Every single-line mutant of hdl/mutations.py goes through `agent-host serve`'s verify_block over
+MCP stdio; of the failing replies, the share whose explanation names the changed line
+('file.sv:N' in the cone, or a function's line range that holds it). A mutant of the block's own
+file is the call's candidate; a mutant of the shared package is the design's (a server whose
+design folder holds the mutated package, the block's reference file the candidate), and its
+digest must name the package's line; so is a mutant of another file the block instantiates
+(a divider stage, the top's configuration block). Blocks run on Icarus, those of
+`VERILATOR_MUTANTS` on Verilator; verify_block takes no case, so a mutant whose `CASE_FOR` case
+the block's judge does not list runs on a design whose judge lists that case after its own (a
+case only its own testbench runs, `SEQUENCE_CASE`, cannot be judged and is reported as such).
+Each mutant's line is printed as it is judged (`--log` appends it to a file too), so a partial
+run still gives figures; `--summarize LOG` prints the per-block table of such a log.
+`--checkout DIR` runs another checkout's code (its host and servers) with the same mutants, for
+a before/after comparison; `--mutants I ..` only those indices of MUTATIONS.
 
-    python bench/feedback_digest.py [--blocks crc_checker qam_demodulator] [--checkout DIR]
+    python bench/feedback_digest.py [--blocks B ..] [--checkout DIR] [--log FILE]
+    python bench/feedback_digest.py --summarize FILE
 """
 
 from __future__ import annotations
@@ -16,11 +26,13 @@ import asyncio
 import json
 import os
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
+import yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
@@ -28,87 +40,203 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def lines_named(explanation: dict[str, Any] | None, file: str) -> int:
-    """How many distinct lines of `file` the digest names (a function range counts whole)."""
+    """How many distinct lines of `file` the digest names (a statement's or a function's
+    range counts whole; a parameter by its declaration line)."""
     text = json.dumps(explanation or {})
-    lines = {int(n) for n in re.findall(rf"{re.escape(file)}:(\d+)\"", text)}
-    for lo, hi in re.findall(rf"{re.escape(file)}:(\d+)-(\d+) \(function", text):
+    lines = {int(n) for n in re.findall(rf"{re.escape(file)}:(\d+)(?:\"| \(parameter)", text)}
+    for lo, hi in re.findall(rf"{re.escape(file)}:(\d+)-(\d+)[\" ]", text):
         lines |= set(range(int(lo), int(hi) + 1))
     return len(lines)
 
 
 def named(explanation: dict[str, Any] | None, file: str, line: int) -> bool:
-    """Whether the digest names `file:line`, itself or inside a function's line range."""
+    """Whether the digest names `file:line`, itself (a parameter's declaration too) or
+    inside the line range of a statement over several lines or of a function."""
     text = json.dumps(explanation or {})
-    if f'{file}:{line}"' in text:
+    if re.search(rf"{re.escape(file)}:{line}(?:\"| \(parameter)", text):
         return True
-    for lo, hi in re.findall(rf"{re.escape(file)}:(\d+)-(\d+) \(function", text):
+    for lo, hi in re.findall(rf"{re.escape(file)}:(\d+)-(\d+)[\" ]", text):
         if int(lo) <= line <= int(hi):
             return True
     return False
 
 
-async def run(blocks: list[str], checkout: Path) -> None:
-    sys.path.insert(0, str(checkout))
-    from silicon_agent.hdl.mutations import MUTATIONS
+BENCH_ORDER = [
+    "crc_checker", "descrambler", "qam_demodulator", "resource_demapper", "rate_dematcher",
+    "dl_sch_processor", "equalizer", "channel_estimator", "ofdm_demodulator", "turbo_decoder",
+    "pdsch_rx_backend", "lte_baseband_top",
+]  # fmt: skip
+LINE = re.compile(
+    r"^\s*\d+ (?P<block>\S+) .* (?P<status>[A-Z_]+) +(?P<kind>\S+) +line +\d+ named=(?P<named>\w+)"
+)
 
+
+def design_file(checkout: Path, root: Path, workspace: Path, cases: dict[str, list[str]]) -> Path:
+    """The registry with its workspace at `workspace`, each block's judge on the bench's
+    simulator, and `cases` appended to the named blocks' judge cases."""
+    sys.path.insert(0, str(checkout))
+    from silicon_agent.hdl.mutations import VERILATOR_MUTANTS
+
+    data = yaml.safe_load((checkout / "hdl" / "blocks.yaml").read_text())
+    data["workspace"] = str(workspace)
+    for block in data["blocks"]:
+        if block.get("judge"):
+            sim = "verilator" if block["name"] in VERILATOR_MUTANTS else "iverilog"
+            block["judge"]["simulators"] = [sim]
+            extra = [c for c in cases.get(block["name"], []) if c not in block["judge"]["cases"]]
+            block["judge"]["cases"] += extra
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "blocks.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def server(checkout: Path, root: Path, design: Path, workspace: Path) -> StdioServerParameters:
+    env = {"PYTHONPATH": str(checkout)}
+    servers = {
+        name: {
+            "command": sys.executable,
+            "args": ["-m", f"silicon_agent.servers.{name}.server"],
+            "env": env,
+        }
+        for name in ("iverilog", "verilator", "vcd")
+    }
+    (root / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "silicon_agent.host.cli", "serve", "--state-dir", str(root / "state"),
+              "--workspace", str(workspace), "--design", str(design),
+              "--mcp-config", str(root / "mcp.json")],
+        env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **env},
+        cwd=str(checkout),
+    )  # fmt: skip
+
+
+async def judge(
+    params: StdioServerParameters, calls: list[tuple[int, str, str, str, int, str]], log: Any
+) -> None:
+    """Each call (index, block, label, candidate, changed line, changed file's name) on one
+    server; one line per mutant."""
+    from silicon_agent.hdl.mutations import VERILATOR_MUTANTS
+
+    async with Client(params) as client:
+        for index, block, label, candidate, line, name in calls:
+            sim = "verilator" if block in VERILATOR_MUTANTS else "iverilog"
+            try:
+                reply = await client.call_tool(
+                    "verify_block",
+                    {"block": block, "rtl_files": [candidate], "simulator": sim},
+                    read_timeout_seconds=3600,
+                )
+            except Exception as exc:
+                print(f"{index:3d} {block:18s} {label[:48]:48s} ERROR {exc!r:.200}", flush=True)
+                continue
+            body = reply.structured_content or {}
+            body = body.get("result", body) if set(body) == {"result"} else body
+            status = body.get("status")
+            kind = (body.get("failure") or {}).get("kind")
+            found = status != "PASS" and named(body.get("explanation"), name, line)
+            span = lines_named(body.get("explanation"), name)
+            text = (
+                f"{index:3d} {block:18s} {label[:48]:48s} {status:12s} {kind or '-':10s} "
+                f"line {line:4d} named={found} ({span} lines of {name} named)"
+            )
+            print(text, flush=True)
+            if log is not None:
+                log.write(text + "\n")
+                log.flush()
+
+
+async def run(
+    blocks: list[str], checkout: Path, log_path: Path | None, only: set[int] | None = None
+) -> None:
+    sys.path.insert(0, str(checkout))
+    from silicon_agent.hdl.campaign import case_names
+    from silicon_agent.hdl.mutations import CASE_FOR, MUTATIONS
+    from silicon_agent.hdl.registry import load_registry
+
+    registry = load_registry()
+    order = [b for b in BENCH_ORDER if b in blocks] + [b for b in blocks if b not in BENCH_ORDER]
+    log = log_path.open("a") if log_path else None
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         workspace = root / "ws"
-        (workspace / "cand").mkdir(parents=True)
-        env = {"PYTHONPATH": str(checkout)}
-        servers = {
-            name: {
-                "command": sys.executable,
-                "args": ["-m", f"silicon_agent.servers.{name}.server"],
-                "env": env,
-            }
-            for name in ("iverilog", "vcd")
-        }
-        (root / "mcp.json").write_text(json.dumps({"mcpServers": servers}))
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-m", "silicon_agent.host.cli", "serve", "--state-dir", str(root / "state"),
-                  "--workspace", str(workspace), "--mcp-config", str(root / "mcp.json")],
-            env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **env},
-            cwd=str(checkout),
-        )  # fmt: skip
-        failing = hit = 0
-        async with Client(params) as client:
-            for index, (block, label, file, original, mutated) in enumerate(MUTATIONS):
-                if block not in blocks or not file.startswith("hdl/rtl/"):
-                    continue
-                text = (checkout / file).read_text()
-                assert text.count(original) == 1, (block, label)
-                line = text[: text.index(original)].count("\n") + 1
-                name = Path(file).name
-                (workspace / "cand" / name).write_text(text.replace(original, mutated))
-                reply = await client.call_tool(
-                    "verify_block",
-                    {"block": block, "rtl_files": [f"cand/{name}"], "simulator": "iverilog"},
-                    read_timeout_seconds=900,
-                )
-                body = reply.structured_content or {}
-                body = body.get("result", body) if set(body) == {"result"} else body
-                status = body.get("status")
-                kind = (body.get("failure") or {}).get("kind")
-                found = status != "PASS" and named(body.get("explanation"), name, line)
-                if status != "PASS":
-                    failing += 1
-                    hit += found
-                span = lines_named(body.get("explanation"), name)
-                print(f"{index:3d} {block:16s} {label:40s} {status:12s} {kind or '-':10s} "
-                      f"line {line:4d} named={found} ({span} of {text.count(chr(10))} "
-                      "lines named)")  # fmt: skip
-        share = hit / failing if failing else 0.0
-        print(f"failing replies {failing}, naming the changed line {hit}: {share:.0%}")
+        workspace.mkdir()
+        extra: dict[str, list[str]] = {}
+        own: list[tuple[int, str, str, str, int, str]] = []
+        design_side: list[tuple[int, str, str, str, str, str, int]] = []
+        for index, (block, label, file, original, mutated) in enumerate(MUTATIONS):
+            if block not in blocks or (only is not None and index not in only):
+                continue
+            text = (checkout / file).read_text()
+            assert text.count(original) == 1, (block, label)
+            line = text[: text.index(original)].count("\n") + 1
+            name = Path(file).name
+            case = CASE_FOR.get(label)
+            if case and case not in case_names(registry.block(block)):
+                note = f"case {case} is its own testbench's: judged on the block's cases"
+                print(f"{index:3d} {block:18s} {label[:48]:48s} {note}", flush=True)
+            elif case:
+                extra.setdefault(block, []).append(case)
+            if file != registry.block(block).rtl_file:
+                design_side.append((index, block, label, file, original, mutated, line))
+                continue
+            (workspace / f"m{index}").mkdir()
+            (workspace / f"m{index}" / name).write_text(text.replace(original, mutated))
+            own.append((index, block, label, f"m{index}/{name}", line, name))
+        for block in order:
+            rel = registry.block(block).rtl_file
+            (workspace / Path(rel).name).write_text((checkout / rel).read_text())
+        design = design_file(checkout, root / "server", checkout, extra)
+        params = server(checkout, root / "server", design, workspace)
+        await judge(params, sorted(own, key=lambda c: (order.index(c[1]), c[0])), log)
+        # The package's and the helper files' mutants: a design folder holding the mutant.
+        for index, block, label, file, original, mutated, line in design_side:
+            folder = root / f"design{index}"
+            shutil.copytree(checkout / "hdl", folder / "hdl")
+            text = (checkout / file).read_text()
+            (folder / file).write_text(text.replace(original, mutated))
+            design = design_file(checkout, root / f"server{index}", folder, extra)
+            params = server(checkout, root / f"server{index}", design, workspace)
+            rel = Path(registry.block(block).rtl_file).name
+            await judge(params, [(index, block, label, rel, line, Path(file).name)], log)
+    if log is not None:
+        log.close()
+        summarize(log_path)
+
+
+def summarize(path: Path | None) -> None:
+    """Per block: mutants judged, failing replies, replies naming the changed line, share."""
+    rows: dict[str, list[int]] = {}
+    for text in path.read_text().splitlines() if path else []:
+        match = LINE.match(text)
+        if not match:
+            continue
+        row = rows.setdefault(match["block"], [0, 0, 0])
+        row[0] += 1
+        if match["status"] != "PASS":
+            row[1] += 1
+            row[2] += match["named"] == "True"
+    total = [sum(r[i] for r in rows.values()) for i in range(3)]
+    print(f"{'block':18s} {'mutants':>7s} {'failing':>7s} {'named':>5s} share")
+    for block, (n, failing, hit) in [*rows.items(), ("all", total)]:
+        share = f"{hit / failing:.0%}" if failing else "-"
+        print(f"{block:18s} {n:7d} {failing:7d} {hit:5d} {share}")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--blocks", nargs="+", default=["crc_checker", "qam_demodulator"])
+    parser.add_argument("--blocks", nargs="+", default=BENCH_ORDER)
     parser.add_argument("--checkout", type=Path, default=ROOT)
+    parser.add_argument("--log", type=Path, help="append each mutant's line to this file")
+    parser.add_argument("--mutants", nargs="+", type=int, help="only these MUTATIONS indices")
+    parser.add_argument("--summarize", type=Path, help="print the table of such a log, run none")
     args = parser.parse_args()
-    asyncio.run(run(args.blocks, args.checkout.resolve()))
+    if args.summarize:
+        summarize(args.summarize)
+        return
+    only = set(args.mutants) if args.mutants else None
+    asyncio.run(run(args.blocks, args.checkout.resolve(), args.log, only))
 
 
 if __name__ == "__main__":

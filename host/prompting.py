@@ -8,6 +8,7 @@ from typing import Any
 
 from silicon_agent.suite.design import Block, Design
 
+from .distill import is_watchdog, no_output_message
 from .roles.prompts import FIX_ONLY, REWORK
 from .state import BlockState, Feedback
 
@@ -63,8 +64,11 @@ def code_block(code: str | None) -> str:
 
 
 def failure_text(feedback: Feedback) -> str:
-    parts = [f"Result of the previous attempt: {feedback.kind}: {feedback.summary}"]
-    if feedback.mismatch:
+    # A design the harness's watchdog stopped: no output, said so, and its streams'
+    # handshakes; never the watchdog's beat count as a first mismatch of a signal.
+    stalled = no_output_message(feedback.mismatch) if is_watchdog(feedback.mismatch) else None
+    parts = [f"Result of the previous attempt: {feedback.kind}: {stalled or feedback.summary}"]
+    if feedback.mismatch and not stalled:
         m = feedback.mismatch
         parts.append(
             f"First mismatch: signal={m.get('signal')} time={m.get('time')} "
@@ -72,7 +76,10 @@ def failure_text(feedback: Feedback) -> str:
         )
     if feedback.diagnostics:
         parts.append("Diagnostics:\n" + format_diagnostics(feedback.diagnostics))
-    if feedback.explanation:
+    streams = (feedback.explanation or "").removeprefix(stalled or "").strip()
+    if stalled and streams:
+        parts.append("The design's streams until the harness stopped it:\n" + streams)
+    elif feedback.explanation and not stalled:
         parts.append("Waveform explanation of the first mismatch:\n" + feedback.explanation)
     if feedback.hypotheses:
         parts.append("Reflection (hypotheses):\n" + json.dumps(feedback.hypotheses, indent=1))

@@ -54,11 +54,35 @@ class DriverGraph:
         self, start: str, depth: int, limit: int = 64, data_only: bool = False
     ) -> list[tuple[str, int]]:
         """(net, level) breadth-first from `start` (level 0), at most `limit` nets;
-        `data_only` follows the values assigned and not the conditions guarding them."""
-        edges = self.data if data_only else self.drivers
+        `data_only` follows the values assigned first, then the conditions that pick them and
+        what those conditions are computed from (a value passed through unchanged is wrong
+        because the wrong one was picked), each after every value net."""
         seen = {start: 0}
-        frontier = [start]
-        for level in range(1, depth + 1):
+        self._walk(seen, [start], 1, depth, limit, self.data if data_only else self.drivers)
+        if data_only:
+            # the conditions that pick each value (a level below it), then what they are
+            # computed from, deeper than every value net (a digest cut short drops it first)
+            guards: list[str] = []
+            for net, level in sorted(seen.items(), key=lambda item: (item[1], item[0])):
+                for guard in sorted(self.drivers.get(net, set()) - self.data.get(net, set())):
+                    if guard not in seen and len(seen) < limit:
+                        seen[guard] = level + 1
+                        guards.append(guard)
+            base = max(seen.values()) + 1
+            self._walk(seen, guards, base, base + depth - 2, limit, self.drivers)
+        return sorted(seen.items(), key=lambda item: (item[1], item[0]))
+
+    @staticmethod
+    def _walk(
+        seen: dict[str, int],
+        frontier: list[str],
+        first: int,
+        last: int,
+        limit: int,
+        edges: dict[str, set[str]],
+    ) -> None:
+        """Breadth-first over `edges` from `frontier`, levels `first`..`last`, into `seen`."""
+        for level in range(first, last + 1):
             nxt: list[str] = []
             for net in frontier:
                 for source in sorted(edges.get(net, ())):
@@ -66,13 +90,6 @@ class DriverGraph:
                         seen[source] = level
                         nxt.append(source)
             frontier = nxt
-        if data_only:
-            # the conditions that pick each value: one level, not followed further
-            for net, level in sorted(seen.items(), key=lambda item: (item[1], item[0])):
-                for guard in sorted(self.drivers.get(net, set()) - self.data.get(net, set())):
-                    if guard not in seen and len(seen) < limit:
-                        seen[guard] = level + 1
-        return sorted(seen.items(), key=lambda item: (item[1], item[0]))
 
 
 # The source manager of the compilation being walked (one per worker process, one walk at a
@@ -92,10 +109,49 @@ def _line(location: object) -> str | None:
         return None
 
 
+def _span(source_range: object) -> str | None:
+    """'file.sv:12', or 'file.sv:12-14' for text over several lines (a statement or condition
+    continued on the next lines is named by all of them)."""
+    start = _line(source_range.start)  # type: ignore[attr-defined]
+    end = _line(source_range.end)  # type: ignore[attr-defined]
+    if start and end and end != start and end.rsplit(":", 1)[0] == start.rsplit(":", 1)[0]:
+        return f"{start}-{end.rsplit(':', 1)[1]}"
+    return start
+
+
+def _parameters(
+    node: object, found: set[str] | None = None, seen: set[str] | None = None
+) -> set[str]:
+    """The declaration lines of the parameters an expression reads ('pkg.sv:116 (parameter
+    CRC24B_POLY)'), and of those their values read in turn: a wrong constant is named."""
+    found = set() if found is None else found
+    seen = set() if seen is None else seen
+
+    def visit(item: object) -> VisitAction:
+        if getattr(item, "kind", None) == ExpressionKind.NamedValue:
+            symbol = item.symbol  # type: ignore[attr-defined]
+            if symbol.kind == SymbolKind.Parameter and symbol.name not in seen:
+                seen.add(symbol.name)
+                line = _line(symbol.location)
+                if line:
+                    found.add(f"{line} (parameter {symbol.name})")
+                initializer = getattr(symbol.declaredType, "initializer", None)
+                if initializer is not None:
+                    _parameters(initializer, found, seen)
+        return VisitAction.Advance
+
+    try:
+        node.visit(visit)  # type: ignore[attr-defined]
+    except Exception:  # a node slang cannot walk: no parameter named, the rest stands
+        pass
+    return found
+
+
 def _where(node: object) -> set[str]:
-    """The line of an assignment and the line ranges of the user functions it calls."""
-    found: set[str] = set()
-    line = _line(node.sourceRange.start)  # type: ignore[attr-defined]
+    """The line of an assignment, the line ranges of the user functions it calls and the
+    declaration lines of the parameters it reads."""
+    found: set[str] = _parameters(node)
+    line = _span(node.sourceRange)  # type: ignore[attr-defined]
     if line:
         found.add(line)
 
@@ -185,14 +241,16 @@ def _statement(stmt: object, guards: set[str], graph: DriverGraph) -> None:
         depth = len(_GUARD_LINES)
         for condition in stmt.conditions:  # type: ignore[attr-defined]
             inner |= _names(condition.expr)
-            _GUARD_LINES.extend(filter(None, [_line(condition.expr.sourceRange.start)]))
+            _GUARD_LINES.extend(filter(None, [_span(condition.expr.sourceRange)]))
+            _GUARD_LINES.extend(sorted(_parameters(condition.expr)))
         _statement(stmt.ifTrue, inner, graph)  # type: ignore[attr-defined]
         _statement(stmt.ifFalse, inner, graph)  # type: ignore[attr-defined]
         del _GUARD_LINES[depth:]
     elif kind == StatementKind.Case:
         inner = guards | _names(stmt.expr)  # type: ignore[attr-defined]
         depth = len(_GUARD_LINES)
-        _GUARD_LINES.extend(filter(None, [_line(stmt.expr.sourceRange.start)]))  # type: ignore[attr-defined]
+        _GUARD_LINES.extend(filter(None, [_span(stmt.expr.sourceRange)]))  # type: ignore[attr-defined]
+        _GUARD_LINES.extend(sorted(_parameters(stmt.expr)))  # type: ignore[attr-defined]
         for item in stmt.items:  # type: ignore[attr-defined]
             item_guards = set(inner)
             for expr in item.expressions:

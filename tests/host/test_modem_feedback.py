@@ -19,6 +19,8 @@ pytestmark = pytest.mark.anyio
 QAM = reference("qam_demodulator")
 LEVEL = "mag = p[0] ? 16'sd3886 : 16'sd1295;"
 READY = "assign s_axis_tready_o = !sym_valid_r || sym_done_w;"
+PBCH = "(sym_r <= 4'd10)"
+WARM = "localparam logic [WARM_CNT_W-1:0] WARM_LAST = 1;"
 VCD_TOOLS = ("list_signals", "explain_mismatch", "handshake_stats", "find_event", "values_at")
 
 
@@ -110,6 +112,46 @@ async def test_a_deadlocked_ready_says_no_output_with_each_ports_handshakes(
     assert held and int(held[1]) > 1000, stalls["s_axis"]
     assert stalls["m_axis"].startswith("m_axis (output): 0 beats")
     assert "verify_block" in failure["hint"] and "block_brief" in failure["hint"]
+    assert_only_modem_tools(reply)
+
+
+async def test_a_wrongly_picked_beat_names_the_condition_that_picked_it(tmp_path: Path) -> None:
+    """The resource demapper passes its input REs through unchanged: a wrong output RE is one
+    the wrong condition let through. The digest follows the conditions that pick the value into
+    what they are computed from, and a condition written over several lines names them all."""
+    demapper = reference("resource_demapper")
+    assert demapper.count(PBCH) == 1
+    mutant = demapper.replace(PBCH, PBCH.replace("4'd10", "4'd9"))
+    changed = line_of(mutant, "(sym_r <= 4'd9)")
+    reply = await verify(tmp_path, "resource_demapper", mutant)
+    assert reply["status"] == "SIM_FAIL" and reply["failure"]["kind"] == "mismatch", reply
+    explained = reply["explanation"]
+    assert "error" not in explained, explained
+    cone = {c["rtl"]: c for c in explained["cone"]}
+    # the value: the input RE registered; the condition that picked it, and what that is made of
+    assert "resource_demapper.s_axis_tdata_i" in cone and "resource_demapper.pdsch_w" in cone
+    reserved = cone["resource_demapper.reserved_w"]
+    assert reserved["level"] > cone["resource_demapper.pdsch_w"]["level"], reserved
+    spans = [
+        (int(m[1]), int(m[2] or m[1]))
+        for line in reserved["lines"]
+        if (m := re.fullmatch(r"resource_demapper\.sv:(\d+)(?:-(\d+))?", line))
+    ]
+    assert any(lo <= changed <= hi and lo < hi for lo, hi in spans), reserved
+    assert_only_modem_tools(reply)
+
+
+async def test_a_wrong_constant_names_its_declaration(tmp_path: Path) -> None:
+    """A warm-up one count too long: the constant is read by a condition of the cone, and the
+    digest names the line that declares it."""
+    descrambler = reference("descrambler")
+    assert descrambler.count(WARM) == 1
+    mutant = descrambler.replace(WARM, WARM.replace("= 1;", "= 2;"))
+    changed = line_of(mutant, WARM.replace("= 1;", "= 2;"))
+    reply = await verify(tmp_path, "descrambler", mutant)
+    assert reply["status"] == "SIM_FAIL" and reply["failure"]["kind"] == "mismatch", reply
+    named = {line for c in reply["explanation"]["cone"] for line in c["lines"]}
+    assert f"descrambler.sv:{changed} (parameter WARM_LAST)" in named, sorted(named)
     assert_only_modem_tools(reply)
 
 
