@@ -278,15 +278,18 @@ def _instance(inst: object, graph: DriverGraph) -> None:
         if internal is None or expr is None:
             continue
         inner_name = internal.hierarchicalPath
+        # The connection's own line: a port wired to the wrong net or constant is the cause
+        # the digest must name in a block built of instances.
+        where = _where(expr)
         if port.direction == pyslang.ast.ArgumentDirection.In:
-            graph.add(inner_name, _names(expr))
+            graph.add(inner_name, _names(expr), where)
         elif expr.kind == ExpressionKind.Assignment:
             written, _ = _lvalue(expr.left)
             for target in written:
-                graph.add(target, {inner_name})
+                graph.add(target, {inner_name}, where)
         else:
             for target in _names(expr):
-                graph.add(target, {inner_name})
+                graph.add(target, {inner_name}, where)
     for member in body:
         kind = member.kind
         if kind == SymbolKind.ContinuousAssign:
