@@ -80,6 +80,12 @@ TRANSITIONS: tuple[Edge, ...] = tuple(
     [
         Edge(P.START, P.LIBRARIAN, "begin: the block cites 3GPP clauses", "driver"),
         Edge(P.START, P.WRITE, "begin", "driver"),
+        Edge(
+            P.START,
+            P.DONE,
+            "provided: the staged design brings it, not designed here",
+            "checkpoint",
+        ),
         *_edges(MODEL_PHASES, [P.ESCALATE], "budget exhausted", "driver"),
         Edge(P.LIBRARIAN, P.WRITE, "clauses read (or skipped)", "step"),
         Edge(P.WRITE, P.TESTBENCH, "no smoke testbench yet: the VE writes it first", "step"),

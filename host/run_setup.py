@@ -20,7 +20,7 @@ from .llm.gateway import Gateway
 from .mcp_client import McpConfig, ServerPool, load_mcp_config, suite_mcp_config
 from .memory.memory import open_for_run
 from .modem import HIDDEN_DIR, Staging, designed_blocks, new_seed, stage
-from .phases import Phase
+from .phases import Phase, check
 from .runfolder import RunFolder
 from .state import BlockStatus, StateStore
 from .team import Team
@@ -88,7 +88,12 @@ def create_run(
     store.init_blocks([b.name for b in loaded.design.blocks])
     if staging is not None:
         provided = [
-            state.model_copy(update={"status": BlockStatus.PASSED, "phase": Phase.DONE})
+            state.model_copy(
+                update={
+                    "status": BlockStatus.PASSED,
+                    "phase": check(state.phase, Phase.DONE, "run setup", ("checkpoint",)),
+                }
+            )
             for name, state in store.blocks().items()
             if name not in staging.designed
         ]

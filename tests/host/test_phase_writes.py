@@ -18,6 +18,7 @@ WRITERS = {
     "host/loop.py": {"move"},
     "host/orchestrator.py": None,
     "host/state.py": None,
+    "host/run_setup.py": None,  # a provided block starts done, along the checkpoint's edge
 }
 
 
@@ -41,6 +42,10 @@ def phase_writes(tree: ast.AST) -> list[tuple[str, ast.AST, int]]:
                 for element in elements:
                     if isinstance(element, ast.Attribute) and element.attr == "phase":
                         found.append((name, value or child, child.lineno))
+            if isinstance(child, ast.Dict):  # a copy or a load: `{"phase": …}` writes one too
+                for key, item in zip(child.keys, child.values, strict=True):
+                    if isinstance(key, ast.Constant) and key.value == "phase":
+                        found.append((name, item, child.lineno))
             if (
                 isinstance(child, ast.Call)
                 and isinstance(child.func, ast.Name)
@@ -79,6 +84,11 @@ def test_only_the_driver_the_orchestrator_and_the_checkpoint_write_a_phase() -> 
 def test_the_scan_sees_a_handler_that_writes_its_phase() -> None:
     source = "class L:\n    async def do_x(self, state):\n        state.phase = 'write'\n"
     assert [(f, line) for f, _, line in phase_writes(ast.parse(source))] == [("do_x", 3)]
+
+
+def test_the_scan_sees_a_phase_written_through_a_copy() -> None:
+    source = "def f(s):\n    return s.model_copy(update={'phase': 'done'})\n"
+    assert [(f, line) for f, _, line in phase_writes(ast.parse(source))] == [("f", 2)]
 
 
 def test_every_step_handler_returns_a_typed_step() -> None:
