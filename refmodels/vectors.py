@@ -630,10 +630,9 @@ def _equalizer_draw(
     n0_run = np.minimum(np.floor(2.0 ** rng.uniform(0, NOISE_VAR.width, n)).astype(np.int64), top)
     n0_run[rng.random(n) < 0.04] = 0
     n0_run[rng.random(n) < 0.02] = top
-    used = np.unique(runs)
-    if used.size >= 2:
-        zero_run, top_run = rng.choice(used, 2, replace=False)
-        n0_run[zero_run], n0_run[top_run] = 0, top
+    # At least ten runs (400 REs or more, runs of at most 40): one gets N0 = 0, another the top.
+    zero_run, top_run = rng.choice(np.unique(runs), 2, replace=False)
+    n0_run[zero_run], n0_run[top_run] = 0, top
     n0 = n0_run[runs]
     mmse = (rng.random(n) < 0.5).astype(np.int64)
     mmse[forced] = [0, 0, 1, 1]
