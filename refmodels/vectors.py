@@ -517,6 +517,10 @@ def _rx_grid(p: dict, rng: np.random.Generator) -> tuple:
         qm = int(rng.choice([2, 4, 6]))
         n_rb = int(rng.choice([int(rng.integers(1, 50)), 50]))
         prbs = np.sort(rng.choice(50, n_rb, replace=False)).astype(np.int64)
+        if int(p["subframe"]) in (0, 5):
+            # PSS/SSS and the PBCH sit in RBs 22..27 (k = 264..335): both edge RBs allocated,
+            # so every such call shows where the blocks that drop them start and end.
+            prbs = np.union1d(prbs, [22, 27]).astype(np.int64)
     sf = int(p.get("subframe", 1))
     snr = float(p.get("snr_db", 20.0))
     chan = str(p.get("channel", "epa"))
