@@ -2,7 +2,7 @@
 suite: it needs a GPU). On the GPU machine, from the checkout's root:
 
     python bench/exllamav2_gpu_check.py [--wheels DIR] [--calls 20] [--kinds bpe,spm]
-        [--max-tokens 2500]
+        [--max-tokens 2500] [--profile]
 
 --wheels installs the carried wheels first (pip --no-index --find-links DIR: exllamav2 0.3.2
 without its dependencies, then lm-format-enforcer 0.11.3, tokenizers, ninja, rich, pillow,
@@ -16,7 +16,8 @@ temperature 1, at most --max-tokens each. It prints one line per call as it fini
 seed, call, tokens, seconds, parsed or the error), then per kind how many replies parse to
 their schema, how many tokens were generated and the tokens per second, and exits non-zero
 if any reply does not parse. Budget: ~3 min for the extension build on 16 cores (once per
-machine), then per kind the model load and the calls."""
+machine), then per kind the model load and the calls. --profile adds one schema call per kind
+under cProfile (the functions taking the most time), to tell per-token overhead from compute."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -98,16 +100,22 @@ def tiny_llama(folder: Path, kind: str) -> Path:
     return folder
 
 
-def check(folder: Path, kind: str, calls: int, max_tokens: int) -> tuple[int, int, int, float]:
+def check(
+    folder: Path, kind: str, calls: int, max_tokens: int, profile: bool = False
+) -> tuple[int, int, int, float]:
     """(replies that parse, replies, tokens generated, seconds generating); one line per call
     as it finishes, so a run cut short still shows how far it got."""
-    from silicon_agent.host.llm.exllamav2_inproc import ExLlamaV2Provider
+    from silicon_agent.host.llm.exllamav2_inproc import ExLlamaV2Backend, ExLlamaV2Provider
     from silicon_agent.host.llm.types import GenParams, Message, ProviderError
     from silicon_agent.host.roles.schemas import Reflection, rtl_submission_model
     from tests.host.exl2_standin import LINT, SIMULATE, check_reply
 
     answer = rtl_submission_model(60)
-    provider = ExLlamaV2Provider(str(folder), max_seq_len=4096, cache_quant="fp16")
+    backend = ExLlamaV2Backend(str(folder), 4096, "fp16", None)
+    provider = ExLlamaV2Provider(str(folder), backend=backend)
+    started = time.monotonic()
+    backend.load()
+    print(f"  {kind}: model loaded in {time.monotonic() - started:.1f} s", flush=True)
     good = total = tokens = 0
     seconds = 0.0
     for seed in range(calls):
@@ -146,7 +154,31 @@ def check(folder: Path, kind: str, calls: int, max_tokens: int) -> tuple[int, in
                 continue
             good += 1
             print(f"{head}, parsed", flush=True)
+    if profile:
+        profile_call(backend, Reflection.model_json_schema(), max_tokens)
     return good, total, tokens, seconds
+
+
+def profile_call(backend: Any, schema: dict[str, Any], max_tokens: int) -> None:
+    """One schema call on this thread under cProfile: where a token's time goes (the forward
+    pass waits in the logits copy, the filter in its future's result, the sampler apart)."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile()
+    started = time.monotonic()
+    done = profiler.runcall(
+        backend.complete,
+        "profile",
+        schema,
+        max_new_tokens=max_tokens,
+        temperature=1.0,
+        seed=1000,
+        stop=[],
+    )
+    took = time.monotonic() - started
+    print(f"  profiled call: {done.new_tokens} tokens in {took:.2f} s", flush=True)
+    pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(25)
 
 
 def main() -> int:
@@ -155,6 +187,9 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--kinds", default="bpe,spm")
     parser.add_argument("--max-tokens", type=int, default=2500, help="per call")
+    parser.add_argument(
+        "--profile", action="store_true", help="then one call per kind under cProfile"
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if args.wheels:
@@ -168,11 +203,13 @@ def main() -> int:
         with tempfile.TemporaryDirectory() as tmp:
             started = time.monotonic()
             folder = tiny_llama(Path(tmp), kind)
-            good, total, tokens, seconds = check(folder, kind, args.calls, args.max_tokens)
+            good, total, tokens, seconds = check(
+                folder, kind, args.calls, args.max_tokens, args.profile
+            )
             print(
                 f"{kind}: {good}/{total} replies parse to their schema; {tokens} tokens in "
                 f"{seconds:.1f} s = {tokens / max(seconds, 1e-9):.0f} tokens/s "
-                f"(whole kind incl. load {time.monotonic() - started:.0f} s)"
+                f"(the model loaded apart; whole kind {time.monotonic() - started:.0f} s)"
             )
             failed += total - good
     return 1 if failed else 0

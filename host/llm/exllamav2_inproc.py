@@ -298,6 +298,11 @@ class ExLlamaV2Backend:
         self._loaded: Loaded | None = None
         self._lock = threading.Lock()
 
+    def load(self) -> None:
+        """Load the model now (otherwise the first call does)."""
+        with self._lock:
+            self._load()
+
     def _load(self) -> Loaded:
         if self._loaded is not None:
             return self._loaded

@@ -382,6 +382,11 @@ def test_any_load_failure_is_a_provider_error(model_dir: Path) -> None:
         assert f"could not load the model in {model_dir}" in message and raised in message
         assert caught.value.retryable is False
         assert backend._loaded is None  # the next call tries again
+        with pytest.raises(ProviderError, match=raised):
+            backend.load()  # loading ahead of the first call fails the same way
+    backend = standin_backend(model_dir)
+    backend.load()
+    assert backend._loaded is not None
 
 
 @pytest.mark.parametrize("temperature", [1.0, 0.0])
