@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import json
 import logging
 import threading
 import time
@@ -242,6 +243,34 @@ def vocabulary_of(tokenizer: Any, config: Any) -> Vocabulary:
     )
 
 
+TOKENIZERS_READ = (
+    "exllamav2 0.3 reads only tokenizer.json, and only with a BPE model: byte-level (GPT-2, "
+    "Llama 3, Qwen) or SentencePiece converted with byte fallback (Llama 2, Mistral, Gemma)"
+)
+
+
+def check_tokenizer(model_dir: Path) -> None:
+    """Refuse, before exllamav2 loads anything, a tokenizer it cannot read: it never reads
+    tokenizer.model, and its tokenizer.json wrapper assumes a BPE model (it reads the model's
+    unk_token, which Unigram and WordPiece models lack)."""
+    path = model_dir / "tokenizer.json"
+    if not path.is_file():
+        raise ProviderError(f"no tokenizer.json in {model_dir}: {TOKENIZERS_READ}", retryable=False)
+    try:
+        model = json.loads(path.read_text(encoding="utf-8")).get("model")
+        kind = model.get("type") if isinstance(model, dict) else None
+    except (OSError, ValueError, AttributeError) as exc:
+        raise ProviderError(
+            f"{path} is not a tokenizer file ({exc})"[:400], retryable=False
+        ) from exc
+    if kind != "BPE":
+        raise ProviderError(
+            f"{path} holds a {kind or 'typeless'} tokenizer model, which exllamav2 cannot load; "
+            f"{TOKENIZERS_READ}",
+            retryable=False,
+        )
+
+
 @dataclass(frozen=True)
 class Loaded:
     runtime: Runtime
@@ -269,6 +298,11 @@ class ExLlamaV2Backend:
         self._loaded: Loaded | None = None
         self._lock = threading.Lock()
 
+    def load(self) -> None:
+        """Load the model now (otherwise the first call does)."""
+        with self._lock:
+            self._load()
+
     def _load(self) -> Loaded:
         if self._loaded is not None:
             return self._loaded
@@ -277,6 +311,20 @@ class ExLlamaV2Backend:
             raise ProviderError(
                 f"no EXL2 model in {self.model_dir} (config.json missing)", retryable=False
             )
+        check_tokenizer(Path(self.model_dir))
+        try:
+            self._loaded = self._build(rt)
+        except (ProviderError, ConstraintBroken):
+            raise
+        except Exception as exc:  # exllamav2's loaders raise whatever they meet
+            raise ProviderError(
+                f"exllamav2 could not load the model in {self.model_dir} "
+                f"({type(exc).__name__}: {exc})"[:400],
+                retryable=False,
+            ) from exc
+        return self._loaded
+
+    def _build(self, rt: Runtime) -> Loaded:
         config = rt.config(self.model_dir)
         config.max_seq_len = min(config.max_seq_len, self.max_seq_len)
         model = rt.model(config)
@@ -292,10 +340,7 @@ class ExLlamaV2Backend:
         generator = make_generator(rt, model, cache, tokenizer)
         vocabulary = vocabulary_of(tokenizer, config)
         vocabulary.enforcer_data()  # a pass over the vocabulary: once, before any job
-        self._loaded = Loaded(
-            runtime=rt, tokenizer=tokenizer, generator=generator, vocabulary=vocabulary
-        )
-        return self._loaded
+        return Loaded(runtime=rt, tokenizer=tokenizer, generator=generator, vocabulary=vocabulary)
 
     def complete(
         self,
@@ -404,7 +449,10 @@ class ExLlamaV2Provider:
         except ProviderError:
             raise
         except ConstraintBroken as exc:
-            raise ProviderError(f"exllamav2: schema constraint: {exc}"[:400]) from exc
+            # A bug or a tokenizer the constraint cannot serve: the same again would fail.
+            raise ProviderError(
+                f"exllamav2: schema constraint: {exc}"[:400], retryable=False
+            ) from exc
         except (ValueError, RuntimeError, AssertionError) as exc:
             # CUDA out of memory is a RuntimeError; an over-long job trips an assertion.
             raise ProviderError(f"exllamav2 failed: {exc}"[:400], retryable=False) from exc

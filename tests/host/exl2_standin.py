@@ -74,9 +74,16 @@ CORPUS = [
 ]
 
 
+SPECIALS = ["<unk>", "<s>", "</s>"]
+
+
 def train_tokenizer(kind: str, folder: Path, size: int = 384) -> Path:
-    """A tiny tokenizer of the kind a model brings: byte-level BPE (GPT-2, Llama 3, Qwen) or
-    SentencePiece-style (Metaspace pre-tokenizer, Unigram model: Llama 2, Mistral, T5)."""
+    """A tiny tokenizer.json of the kind a model brings, both read by exllamav2 0.3 (which
+    reads nothing else): byte-level BPE (GPT-2, Llama 3, Qwen), or a SentencePiece model as
+    `transformers` converts it (Llama 2, Mistral, Gemma): BPE with byte fallback over a
+    Metaspace pre-tokenizer, `<unk>`, `<s>`, `</s>` then the 256 byte tokens `<0x00>`..`<0xFF>`
+    first in the vocabulary, and the decoders Replace("▁" -> " "), ByteFallback, Fuse, Strip.
+    `size` counts the trained tokens (the SentencePiece kind adds the 259 above)."""
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 
     if kind == "bpe":
@@ -85,23 +92,50 @@ def train_tokenizer(kind: str, folder: Path, size: int = 384) -> Path:
         tok.decoder = decoders.ByteLevel()
         trainer: Any = trainers.BpeTrainer(
             vocab_size=size,
-            special_tokens=["<s>", "</s>"],
+            special_tokens=SPECIALS[1:],
             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         )
+        tok.train_from_iterator(CORPUS * 8, trainer)
     else:
-        tok = Tokenizer(models.Unigram())
-        tok.pre_tokenizer = pre_tokenizers.Metaspace()
-        tok.decoder = decoders.Metaspace()
-        trainer = trainers.UnigramTrainer(
-            vocab_size=size, special_tokens=["<unk>", "<s>", "</s>"], unk_token="<unk>"
-        )
-    tok.train_from_iterator(CORPUS * 8, trainer)
+        tok = sentencepiece_bpe(size)
     folder.mkdir(parents=True, exist_ok=True)
     tok.save(str(folder / "tokenizer.json"))
     bos, eos = tok.token_to_id("<s>"), tok.token_to_id("</s>")
     config = {"bos_token_id": bos, "eos_token_id": eos, "max_position_embeddings": 8192}
     (folder / "config.json").write_text(json.dumps(config))
     return folder
+
+
+def sentencepiece_bpe(size: int) -> Any:
+    """A converted SentencePiece tokenizer: merges trained on Metaspace words, then the
+    vocabulary laid out as Llama 2's (specials 0-2, bytes 3-258, then the pieces)."""
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    metaspace = pre_tokenizers.Metaspace(replacement="▁", prepend_scheme="first")
+    trainer = Tokenizer(models.BPE())
+    trainer.pre_tokenizer = metaspace
+    trainer.train_from_iterator(CORPUS * 8, trainers.BpeTrainer(vocab_size=size))
+    trained = json.loads(trainer.to_str())["model"]
+    vocab = {piece: i for i, piece in enumerate([*SPECIALS, *(f"<0x{b:02X}>" for b in range(256))])}
+    for piece in sorted(trained["vocab"], key=trained["vocab"].get):
+        vocab.setdefault(piece, len(vocab))
+    merges = [tuple(m.split(" ")) if isinstance(m, str) else tuple(m) for m in trained["merges"]]
+    tok = Tokenizer(
+        models.BPE(vocab=vocab, merges=merges, unk_token="<unk>", byte_fallback=True, fuse_unk=True)
+    )
+    tok.add_special_tokens([AddedToken(t, special=True, normalized=False) for t in SPECIALS])
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(
+        replacement="▁", prepend_scheme="first", split=False
+    )
+    tok.decoder = decoders.Sequence(
+        [
+            decoders.Replace("▁", " "),
+            decoders.ByteFallback(),
+            decoders.Fuse(),
+            decoders.Strip(" ", 1, 0),
+        ]
+    )
+    return tok
 
 
 class Config:
@@ -150,7 +184,9 @@ class ExlTokenizer:
         self.eos_token_id = config.eos_token_id
         self.bos_token_id = config.bos_token_id
         self.pad_token_id = self.eos_token_id
-        self.unk_token_id = None
+        # As exllamav2's HF wrapper reads it: only a BPE model has an unk_token.
+        unk = hf.model.unk_token
+        self.unk_token_id = None if unk is None else hf.token_to_id(unk)
         # exllamav2's piece list: each token decoded after a space token, the space cut off.
         prefix = hf.encode(" ", add_special_tokens=False).ids[0]
         cut = len(hf.decode([prefix]))

@@ -10,6 +10,7 @@ exllamav2's own generation needs a CUDA GPU: bench/exllamav2_gpu_check.py runs i
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib.util
 import json
 import logging
@@ -21,7 +22,11 @@ from typing import Any
 import pytest
 
 from silicon_agent.host.config import ExLlamaV2Config, load_config
-from silicon_agent.host.llm.exl2_constraint import clean_reply, drop_trailing_commas
+from silicon_agent.host.llm.exl2_constraint import (
+    ConstraintBroken,
+    clean_reply,
+    drop_trailing_commas,
+)
 from silicon_agent.host.llm.exllamav2_inproc import (
     BuildProgress,
     Completion,
@@ -214,6 +219,18 @@ def test_cut_answer_is_repaired_and_failures_are_typed() -> None:
     assert caught.value.retryable is False
 
 
+def test_broken_constraint_is_a_provider_error() -> None:
+    broken = ConstraintBroken("no token may follow '{\"a\"'")
+    provider = ExLlamaV2Provider("/m", backend=ScriptedBackend([broken]))
+    with pytest.raises(ProviderError, match=r"schema constraint: no token may follow") as caught:
+        asyncio.run(
+            provider.generate(
+                [Message(role="user", content="x")], None, Reflection.model_json_schema(), PARAMS
+            )
+        )
+    assert caught.value.retryable is False
+
+
 def test_trailing_commas_the_constraint_lets_through_are_dropped() -> None:
     text = '{"code": "a,} \\",]", "list": [1, 2 ,\n], "x": {"y": 1, },\n}'
     assert json.loads(drop_trailing_commas(text)) == {
@@ -267,6 +284,109 @@ def test_vocabulary_gives_each_token_the_text_it_adds(model_dir: Path) -> None:
     for _ in range(300):
         run = [rng.choice(offered) for _ in range(rng.randint(1, 12))]
         assert vocabulary.text(run).lstrip(" ") == hf.decode(run).lstrip(" ")
+    model = json.loads((model_dir / "tokenizer.json").read_text())["model"]
+    assert model["type"] == "BPE"  # the only model exllamav2 0.3 loads
+    if model_dir.name.startswith("spm"):
+        # Converted SentencePiece: byte fallback over the 256 byte tokens, after the specials.
+        assert model["byte_fallback"] is True
+        assert [hf.id_to_token(i) for i in (0, 1, 2, 3, 258)] == [
+            "<unk>",
+            "<s>",
+            "</s>",
+            "<0x00>",
+            "<0xFF>",
+        ]
+        piece = {b: vocabulary.pieces[hf.token_to_id(f"<0x{b:02X}>")] for b in range(256)}
+        assert piece[0x0A] == "\n" and piece[0x41] == "A" and piece[0x7B] == "{"
+        assert all(piece[b] == chr(b) for b in range(128))  # ASCII bytes add their character
+        assert all(piece[b] is None for b in range(128, 256))  # part of a character: left out
+        # A character the pieces lack is spelled in bytes, and reads back whole.
+        ids = hf.encode("\U0001f600\n", add_special_tokens=False).ids
+        assert hf.id_to_token(ids[-1]) == "<0x0A>" and hf.decode(ids).strip() == "\U0001f600"
+
+
+def unigram_or_wordpiece(kind: str, folder: Path) -> Path:
+    """A tokenizer.json exllamav2 0.3 cannot read (its HF wrapper assumes BPE)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    from tests.host.exl2_standin import CORPUS, SPECIALS
+
+    if kind == "Unigram":
+        tok = Tokenizer(models.Unigram())
+        trainer: Any = trainers.UnigramTrainer(
+            vocab_size=200, special_tokens=SPECIALS, unk_token="<unk>"
+        )
+    else:
+        tok = Tokenizer(models.WordPiece(unk_token="<unk>"))
+        trainer = trainers.WordPieceTrainer(vocab_size=200, special_tokens=SPECIALS)
+    tok.pre_tokenizer = pre_tokenizers.Metaspace()
+    tok.train_from_iterator(CORPUS * 4, trainer)
+    folder.mkdir(parents=True, exist_ok=True)
+    tok.save(str(folder / "tokenizer.json"))
+    config = {"bos_token_id": 1, "eos_token_id": 2, "max_position_embeddings": 8192}
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
+def generate_once(backend: ExLlamaV2Backend) -> None:
+    provider = ExLlamaV2Provider(backend.model_dir, backend=backend, name="exl2")
+    asyncio.run(
+        provider.generate(
+            [Message(role="user", content="hi")], None, Reflection.model_json_schema(), PARAMS
+        )
+    )
+
+
+@pytest.mark.parametrize("kind", ["Unigram", "WordPiece"])
+def test_tokenizer_exllamav2_cannot_read_is_refused_by_name(kind: str, tmp_path: Path) -> None:
+    """exllamav2 0.3 loads a tokenizer.json with a BPE model only; any other model is refused
+    before loading, with the file, its model type and what exllamav2 reads."""
+    pytest.importorskip("tokenizers")
+    folder = unigram_or_wordpiece(kind, tmp_path / "model")
+    with pytest.raises(ProviderError) as caught:
+        generate_once(standin_backend(folder))
+    message = str(caught.value)
+    assert str(folder / "tokenizer.json") in message and f"{kind} tokenizer model" in message
+    assert "reads only tokenizer.json" in message and "BPE" in message
+    assert "SentencePiece converted with byte fallback" in message
+    assert caught.value.retryable is False
+    (folder / "tokenizer.json").unlink()
+    with pytest.raises(ProviderError, match=r"no tokenizer.json in .*model: exllamav2 0.3"):
+        generate_once(standin_backend(folder))
+    (folder / "tokenizer.json").write_text("[1, 2]")
+    with pytest.raises(ProviderError, match=r"tokenizer.json is not a tokenizer file"):
+        generate_once(standin_backend(folder))
+
+
+def test_any_load_failure_is_a_provider_error(model_dir: Path) -> None:
+    """Whatever exllamav2 raises while it loads (here its tokenizer's AttributeError, as
+    0.3.2 raises on a model it misreads) reaches the caller as a ProviderError naming the
+    model folder and the exception; the provider's own errors pass through as they are."""
+    from tests.host import exl2_standin
+
+    class BrokenTokenizer(exl2_standin.ExlTokenizer):
+        def __init__(self, config: Any) -> None:
+            raise AttributeError("'Unigram' object has no attribute 'unk_token'")
+
+    def broken(**parts: Any) -> Any:
+        return lambda: dataclasses.replace(exl2_standin.runtime(), **parts)
+
+    for parts, raised in (
+        ({"tokenizer": BrokenTokenizer}, "AttributeError: 'Unigram' object"),
+        ({"caches": {}}, "KeyError: 'q8'"),
+    ):
+        backend = ExLlamaV2Backend(str(model_dir), 8192, "q8", None, runtime=broken(**parts))
+        with pytest.raises(ProviderError) as caught:
+            generate_once(backend)
+        message = str(caught.value)
+        assert f"could not load the model in {model_dir}" in message and raised in message
+        assert caught.value.retryable is False
+        assert backend._loaded is None  # the next call tries again
+        with pytest.raises(ProviderError, match=raised):
+            backend.load()  # loading ahead of the first call fails the same way
+    backend = standin_backend(model_dir)
+    backend.load()
+    assert backend._loaded is not None
 
 
 @pytest.mark.parametrize("temperature", [1.0, 0.0])
