@@ -49,18 +49,21 @@ def _clauses(found: dict[str, Any]) -> list[str]:
     return [h["citation"]["clause"] for h in found["hits"]]
 
 
+async def _store_of(workspace: Path, corpus: dict[str, Path], embedder: str) -> dict[str, Any]:
+    """The generated 36.211 stored by a server with `embedder`, and its answer to QUESTION."""
+    pytest.importorskip("onnxruntime")
+    shutil.copy(corpus["36211.docx"], workspace / "36211.docx")
+    async with Client(_server(workspace, "--embedder", embedder)) as client:
+        assert (await _call(client, "ingest", path="36211.docx"))["vectors"] is True
+        return await _call(client, "search", query=QUESTION, top_k=5)
+
+
 @pytest.mark.anyio
 async def test_a_store_of_the_previous_default_is_searched_with_its_vectors_over_stdio(
     tmp_path: Path, corpus: dict[str, Path]
 ) -> None:
-    pytest.importorskip("onnxruntime")
-    shutil.copy(corpus["36211.docx"], tmp_path / "36211.docx")
     with anyio.fail_after(300):
-        async with Client(_server(tmp_path, "--embedder", "local")) as client:
-            built = await _call(client, "ingest", path="36211.docx")
-            assert built["vectors"] is True
-            before = await _call(client, "search", query=QUESTION, top_k=5)
-
+        before = await _store_of(tmp_path, corpus, "local")
         async with Client(_server(tmp_path)) as client:  # the default embedder
             listed = await _call(client, "list_specs")
             assert listed["embedder"] == DEFAULT
@@ -77,14 +80,9 @@ async def test_a_store_of_the_previous_default_is_searched_with_its_vectors_over
 async def test_a_store_of_another_model_is_read_with_bm25_then_embedded_again_over_stdio(
     tmp_path: Path, corpus: dict[str, Path]
 ) -> None:
-    pytest.importorskip("onnxruntime")
-    shutil.copy(corpus["36211.docx"], tmp_path / "36211.docx")
     other = "onnx:paraphrase-MiniLM-L3-v2"
     with anyio.fail_after(300):
-        async with Client(_server(tmp_path, "--embedder", "onnx")) as client:
-            assert (await _call(client, "ingest", path="36211.docx"))["vectors"] is True
-            before = await _call(client, "search", query=QUESTION, top_k=5)
-
+        before = await _store_of(tmp_path, corpus, "onnx")
         async with Client(_server(tmp_path)) as client:
             # read, not refused: BM25 answers, and the note names the model and the remedy
             read = await _call(client, "search", query=QUESTION, top_k=5)
