@@ -263,6 +263,9 @@ class SpecLibrary:
                 )
             report(0.6, f"{len(content.chunks)} chunks from {len(content.clauses)} clauses")
             vectors, note = self._embed(content, report)
+            if reembed and not replace and vectors is None and clash:
+                # this server could not embed it: the stored spec (and its vectors) stays
+                return _exists(source, doc, clash[0], started)
             if reembed and vectors is not None and note is None:
                 was = existing.embedder or "BM25 only"
                 note = f"embedded again with {self._embedder_name} (stored: {was})"
