@@ -420,12 +420,6 @@ class SpecLibrary:
         spec: str | None = None,
         content_type: ContentType | None = None,
     ) -> SearchResult:
-        if self.embedder is None or hasattr(self.embedder, "start_query"):
-            # on the event loop's thread: the query embeds on the embedder's own thread, the
-            # rest is a few ms holding the GIL, and the hop to a worker thread and back cost
-            # ~2.5 of ~10 ms per call over MCP (bench in docs/spec_rag.md)
-            return self.search_sync(query, top_k, spec, content_type)
-        # an endpoint embedder (HTTP) would hold the event loop for its whole round trip
         return await asyncio.to_thread(self.search_sync, query, top_k, spec, content_type)
 
     def search_sync(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -18,11 +17,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from silicon_agent.servers.core.mcp_app import make_server
-from silicon_agent.servers.core.workspace import Workspace
-from silicon_agent.servers.spec_rag.api import SpecLibrary
-from silicon_agent.servers.spec_rag.embedders import EMBEDDER_ENV, make_embedder
-from silicon_agent.servers.spec_rag.tools import REGISTRY
+from silicon_agent.servers.spec_rag.embedders import EMBEDDER_ENV
 
 REPO = Path(__file__).resolve().parents[2]
 QUESTION = "scrambling sequence generator initialisation c_init"
@@ -99,30 +94,3 @@ async def test_a_store_of_another_model_is_read_with_bm25_then_embedded_again_ov
             now = await _call(client, "search", query=QUESTION, top_k=5)
             assert now["retrievers"] == ["bm25", "vector"] and now["note"] is None
             assert now["embed_ms"] > 0
-
-
-@pytest.mark.anyio
-async def test_search_runs_on_the_event_loop_unless_an_endpoint_embeds_the_query(
-    tmp_path: Path, corpus: dict[str, Path]
-) -> None:
-    """No hop to a worker thread and back for a search whose query embeds on the embedder's
-    own thread (the hop cost ~2.5 of ~10 ms per call); an HTTP embedder's round trip must not
-    hold the event loop, so its searches still run on a worker thread."""
-    shutil.copy(corpus["36211.docx"], tmp_path / "36211.docx")
-    workspace = Workspace.open(tmp_path)
-    for choice, on_loop in (("none", True), ("onnx-int8", True), ("ollama:absent", False)):
-        library = SpecLibrary(workspace, store_dir=tmp_path / choice.replace(":", "-"))
-        library.embedder = make_embedder(choice, "http://127.0.0.1:9")
-        threads: list[threading.Thread] = []
-        run = library.search_sync
-
-        def recorded(*args: Any, run: Any = run, threads: list = threads, **kw: Any) -> Any:
-            threads.append(threading.current_thread())
-            return run(*args, **kw)
-
-        library.search_sync = recorded  # type: ignore[method-assign]
-        async with Client(make_server(REGISTRY, library, workspace)) as client:
-            await _call(client, "ingest", path="36211.docx", spec="36.211")
-            found = await _call(client, "search", query=QUESTION, top_k=3)
-        assert found["status"] == "ok"
-        assert (threads == [threading.main_thread()]) is on_loop, (choice, threads)
