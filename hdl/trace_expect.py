@@ -75,9 +75,12 @@ def ofdm_demodulator(d: Path, _: Sidecar) -> ExpectedStream:
     return _stream(data, copies=2, user=[f"{n // per_symbol:x}" for n in range(len(data))])
 
 
-def channel_estimator(d: Path, side: Sidecar) -> ExpectedStream:
+def channel_estimator(d: Path, _: Sidecar) -> ExpectedStream:
+    """The case's subframes back to back: tlast on each one's 8400th estimate, tuser its N0."""
     data = read_words(d / "expected_h_iq.hex")
-    return _stream(data, user=[f"{int(side['params']['n0_raw']):x}"] * len(data))
+    n0s = read_words(d / "expected_n0.hex")
+    per = len(data) // len(n0s)
+    return _stream(data, last_every=per, user=[n0s[n // per] for n in range(len(data))])
 
 
 def resource_demapper(d: Path, _: Sidecar) -> ExpectedStream:

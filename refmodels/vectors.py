@@ -15,10 +15,11 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from silicon_agent.refmodels.cell_config import CellConfig
+from silicon_agent.refmodels.cell_config import N_SC, N_SYMB_SF, N_SYMB_SLOT, CellConfig
 from silicon_agent.refmodels.channel import awgn, multipath
 from silicon_agent.refmodels.channel_estimator import estimate_channel_fixed
 from silicon_agent.refmodels.crc import crc_attach, crc_remainder
+from silicon_agent.refmodels.crs import crs_subcarriers, crs_values
 from silicon_agent.refmodels.descrambler import descramble, descramble_fixed
 from silicon_agent.refmodels.dl_sch_encoder import DlSchPlan, encode_dl_sch
 from silicon_agent.refmodels.dl_sch_processor import (
@@ -573,30 +574,119 @@ def _ofdm_demodulator(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
     ], ["TS 36.211 6.12", "radix-2 DIT, see ofdm_demodulator.py"]
 
 
+CHEST_KINDS = ("channel", "static", "full")
+
+
+def _chest_subframe(
+    kind: str, cell: CellConfig, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """One drawn channel-estimator subframe, FFT_OUT raw (14, 600) I and Q grids: "channel" a
+    received subframe through AWGN or EPA at 0 to 30 dB; "static" random data around pilots that
+    are the same channel value V at l and l + 7 and noiseless (Y = V r sqrt2, so the LS estimate
+    is 2V 23170 / 2^15 and the noise sum is zero: N0 clamped to 1), V at up to 32000 (estimates
+    that saturate); "full" random words over the whole range (noise sum clamped at the top,
+    estimates that saturate) (tooling, no 3GPP clause)."""
+    lim = 1 << (FFT_OUT.width - 1)
+    if kind == "channel":
+        p = {
+            "cell_id": cell.n_cell_id,
+            "subframe": cell.subframe,
+            "channel": str(rng.choice(["awgn", "epa"])),
+            "snr_db": round(float(rng.uniform(0, 30)), 2),
+        }
+        _, _, si, sq = _rx_grid(p, rng)
+        gi, gq = ofdm_demodulate_fixed(si, sq)
+        return np.asarray(gi, np.int64), np.asarray(gq, np.int64)
+    if kind == "full":
+        return rng.integers(-lim, lim, (N_SYMB_SF, N_SC)), rng.integers(
+            -lim, lim, (N_SYMB_SF, N_SC)
+        )
+    gi = rng.integers(-lim // 4, lim // 4, (N_SYMB_SF, N_SC))
+    gq = rng.integers(-lim // 4, lim // 4, (N_SYMB_SF, N_SC))
+    n_pilot = 2 * N_SC // 12
+    for first in (0, 4):  # l and l + 7 share their pilots' subcarriers
+        walk = np.cumsum(rng.normal(0, 600, (n_pilot, 2)), axis=0)
+        v = np.clip(np.round(walk - walk.mean(axis=0)), -12000, 12000).astype(np.int64)
+        big = rng.random(n_pilot) < 0.1  # |V_I| past 23170: the estimate saturates
+        v[big, 0] = rng.choice([-1, 1], int(big.sum())) * rng.integers(23200, 32000, int(big.sum()))
+        v[big, 1] = rng.integers(-500, 500, int(big.sum()))
+        for sym in (first, first + N_SYMB_SLOT):
+            k = crs_subcarriers(sym % N_SYMB_SLOT, cell.n_cell_id)
+            r = crs_values(cell.subframe, sym, cell.n_cell_id)
+            a = np.where(r.real > 0, 1, -1)
+            b = np.where(r.imag > 0, 1, -1)
+            gi[sym, k] = a * v[:, 0] - b * v[:, 1]
+            gq[sym, k] = a * v[:, 1] + b * v[:, 0]
+    return gi, gq
+
+
 def _channel_estimator(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
-    """Channel estimator (TS 36.211 6.10.1)."""
-    cell, _, si, sq = _rx_grid(p, rng)
-    gi, gq = ofdm_demodulate_fixed(si, sq)
-    hi, hq, n0 = estimate_channel_fixed(gi, gq, cell)
-    p.update(n0_raw=n0)
+    """Channel estimator (TS 36.211 6.10.1): one received subframe, or with ``draw`` the three
+    kinds of `_chest_subframe` back to back in a drawn order, each with its own cell (0..503)
+    and subframe (0..9)."""
+    if p.get("draw"):
+        rng = _drawn(p, rng)
+        kinds = [str(k) for k in rng.permutation(CHEST_KINDS)]
+        cells = [
+            CellConfig(n_cell_id=int(rng.integers(504)), subframe=int(rng.integers(10)))
+            for _ in kinds
+        ]
+        grids = [_chest_subframe(kind, cell, rng) for kind, cell in zip(kinds, cells, strict=True)]
+    else:
+        cell, _, si, sq = _rx_grid(p, rng)
+        gi, gq = ofdm_demodulate_fixed(si, sq)
+        kinds, cells, grids = [], [cell], [(gi, gq)]
+    est = [
+        estimate_channel_fixed(gi, gq, cell) for (gi, gq), cell in zip(grids, cells, strict=True)
+    ]
+    n0s = [n0 for _, _, n0 in est]
+    p.update(n_sf=len(cells))
+    if not p.get("draw"):
+        p.update(n0_raw=n0s[0])
+    else:
+        sat = CHAN_EST.max_raw
+        p.update(
+            cell_ids=[c.n_cell_id for c in cells],
+            subframes=[c.subframe for c in cells],
+            kinds=kinds,
+            n0s=n0s,
+            corners=sorted(
+                {"n0_low" for n in n0s if n == 1}
+                | {"n0_top" for n in n0s if n == NOISE_VAR.max_raw}
+                | {"n0_mid" for n in n0s if 1 < n < NOISE_VAR.max_raw}
+                | {"h_saturated" for hi, hq, _ in est if np.any(np.abs(np.stack([hi, hq])) == sat)}
+            ),
+        )
+
+    def cat(parts: list[np.ndarray]) -> np.ndarray:
+        return np.concatenate([np.asarray(x).reshape(-1) for x in parts])
+
     return [
         _f(
             "grid_iq",
             "stimulus",
             2 * FFT_OUT.width,
             False,
-            "14 x 600 REs {I,Q}, FFT_OUT",
-            pack_iq(gi, gq, FFT_OUT.width),
+            "per subframe 14 x 600 REs {I,Q}, FFT_OUT",
+            cat([pack_iq(gi, gq, FFT_OUT.width) for gi, gq in grids]),
+        ),
+        _f(
+            "cfg",
+            "stimulus",
+            9 + 4,
+            False,
+            "per subframe {cell_id_i, subframe_i}",
+            np.array([c.n_cell_id << 4 | c.subframe for c in cells]),
         ),
         _f(
             "h_iq",
             "expected",
             2 * CHAN_EST.width,
             False,
-            "14 x 600 estimates {I,Q}, CHAN_EST",
-            pack_iq(hi, hq, CHAN_EST.width),
+            "per subframe 14 x 600 estimates {I,Q}, CHAN_EST",
+            cat([pack_iq(hi, hq, CHAN_EST.width) for hi, hq, _ in est]),
         ),
-        _f("n0", "expected", NOISE_VAR.width, False, "noise variance, NOISE_VAR", np.array([n0])),
+        _f("n0", "expected", NOISE_VAR.width, False, "per subframe N0, NOISE_VAR", np.array(n0s)),
     ], ["TS 36.211 6.10.1", "LS + linear interpolation, see channel_estimator.py"]
 
 

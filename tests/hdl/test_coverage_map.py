@@ -22,6 +22,7 @@ BLOCKS = [
     "descrambler",
     "qam_demodulator",
     "resource_demapper",
+    "channel_estimator",
     "equalizer",
     "rate_dematcher",
 ]
