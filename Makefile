@@ -52,9 +52,11 @@ setup: $(VENV)/installed.stamp $(OSU018_LIB) .venv-openlane/installed.stamp
 run: setup
 	$(PY) -m silicon_agent.host.demo
 
-# The main run leaves out the tests marked `full` (the Icarus runs of the ten-subframe
-# sequences, a sixth of its time, whose Verilator runs it keeps); `make test-full` runs them too.
-PYTEST_RUN := $(PY) -m pytest -q -p no:cacheprovider -n auto --dist loadfile --durations=30
+# The main run leaves out the tests marked `full`: the Icarus runs of the ten-subframe sequences
+# and of the three largest blocks (their Verilator runs stay in it), and the testbench runs of
+# the mutants the default verify_block is shown to catch; `make test-full` runs them too. The
+# workers steal tests from each other, so one long file does not hold the run.
+PYTEST_RUN := $(PY) -m pytest -q -p no:cacheprovider -n auto --dist worksteal --durations=30
 
 test: setup
 	$(PYTEST_RUN) -m "not full" $(PYTEST_ARGS)
