@@ -751,3 +751,13 @@ CASE_FOR = {
 # withholds the testbench's failure that its trace of the output cannot confirm, and the modem
 # desk's verify_block reports it as SIM_FAIL (host/modem_desk.py `settled`).
 HANDSHAKE_ONLY = {"50 warm-up cycles instead of 100"}
+
+
+def judged_by_verify_block() -> list[tuple[str, str, str, str, str]]:
+    """The mutants the default verify_block must catch (tests/host/test_verify_block_mutants.py):
+    those of a block whose judge hdl/coverage.yaml maps, in the block's own file (a mutant of
+    the shared package is no candidate)."""
+    from silicon_agent.hdl.registry import load_coverage, load_registry
+
+    mapped, registry = load_coverage(), load_registry()
+    return [m for m in MUTATIONS if m[0] in mapped and m[2] == registry.block(m[0]).rtl_file]

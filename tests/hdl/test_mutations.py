@@ -14,8 +14,9 @@ from silicon_agent.hdl.mutations import (
     MUTATIONS,
     SEQUENCE_CASE,
     VERILATOR_MUTANTS,
+    judged_by_verify_block,
 )
-from silicon_agent.hdl.registry import PACKAGE_SV, REPO, Registry, load_coverage, load_registry
+from silicon_agent.hdl.registry import PACKAGE_SV, REPO, Registry
 from silicon_agent.hdl.sim import VectorCase, VectorSet, run_case, simulator
 from silicon_agent.servers.core.models import Status
 from silicon_agent.servers.core.workspace import Workspace
@@ -26,14 +27,12 @@ pytestmark = pytest.mark.anyio
 # (tests/host/test_verify_block_mutants.py, which must catch each one); its run on the block's
 # testbench here is in `make test-full`. The shared package's mutants and those the testbench
 # alone fails (HANDSHAKE_ONLY) stay in the main run.
-_MAPPED = set(load_coverage())
-_REGISTRY = load_registry()
+_JUDGED = set(judged_by_verify_block())
 
 
 def _param(mutation: tuple[str, str, str, str, str]) -> object:
-    name, label, path = mutation[:3]
-    judged = name in _MAPPED and path == _REGISTRY.block(name).rtl_file
-    if judged and label not in HANDSHAKE_ONLY:
+    label = mutation[1]
+    if mutation in _JUDGED and label not in HANDSHAKE_ONLY:
         return pytest.param(*mutation, id=label, marks=pytest.mark.full)
     return pytest.param(*mutation, id=label)
 

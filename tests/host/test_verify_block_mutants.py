@@ -18,7 +18,7 @@ import yaml
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 
-from silicon_agent.hdl.mutations import MUTATIONS
+from silicon_agent.hdl.mutations import judged_by_verify_block
 from silicon_agent.hdl.registry import REPO, load_coverage, load_registry
 
 from .scenario import write_mcp_json
@@ -26,8 +26,7 @@ from .scenario import write_mcp_json
 pytestmark = [pytest.mark.anyio, pytest.mark.slow]
 # The blocks whose judge hdl/coverage.yaml maps to the brief.
 BLOCKS = list(load_coverage())
-# A candidate is the block's own file: a mutant of the shared package is no candidate.
-OWN = [m for m in MUTATIONS if m[0] in BLOCKS and m[2] == load_registry().block(m[0]).rtl_file]
+OWN = judged_by_verify_block()
 
 
 def icarus_design(root: Path) -> Path:
