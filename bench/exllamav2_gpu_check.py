@@ -10,8 +10,8 @@ safetensors, numpy and their dependencies where the machine lacks them; a CUDA t
 nvcc must be there already: exllamav2 compiles its extension on first import). On an image
 with torch but no pydantic, the folder held exllamav2 0.3.2, lm-format-enforcer 0.11.3,
 interegular 0.3.3, pydantic 2.14.4, pydantic-core 2.50.5 (cp312), annotated-types,
-typing-inspection 0.4.5 and typing-extensions 4.16.0: 4.2 MB. Measured on one H100: the build
-161 s, then 15-18 tokens/s (byte-level BPE, 16 of 16 replies parsed). Then, per
+typing-inspection 0.4.5 and typing-extensions 4.16.0: 4.2 MB (what it measured on an H100:
+docs/host.md). Then, per
 tokenizer kind (byte-level BPE; SentencePiece as converted to tokenizer.json: BPE with byte
 fallback), it trains a tiny tokenizer, builds a tiny random Llama (2 layers, hidden 256, fp16
 safetensors) around it, and runs the provider's schema call (the Reflection role's schema)
