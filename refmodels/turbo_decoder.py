@@ -88,12 +88,21 @@ def _kernel() -> ctypes.CDLL:
         raise native.NativeBuildError(f"{SOURCE.name} has {lib.turbo_lanes()} lanes, not {BATCH}")
     for name, lim in (("f32", ctypes.c_float), ("i16", _I)):
         it = getattr(lib, f"turbo_iteration_{name}")
-        it.argtypes = [_I, _I, *[_P] * 10, lim, lim]
+        it.argtypes = [_I, _I, *[_P] * 10, ctypes.c_uint, lim, lim]
         it.restype = _I
         app = getattr(lib, f"turbo_app_{name}")
         app.argtypes = [_I, _P, _P, _P, lim, _P]
         app.restype = None
+        getattr(lib, f"turbo_vector_lanes_{name}").restype = _I
     return lib
+
+
+def _groups(lanes: np.ndarray, width: int) -> int:
+    """Bit mask of the kernel's vectors of ``width`` lanes that hold one of ``lanes``."""
+    mask = 0
+    for g in np.unique(lanes // width):
+        mask |= 1 << int(g)
+    return mask
 
 
 def _ptr(a: np.ndarray) -> int:
@@ -190,12 +199,14 @@ def turbo_decode(
         dtype: type[np.generic] = np.int16
         strong, neg = -LLR.max_raw, -SM_MAX
         iteration, app_fn = lib.turbo_iteration_i16, lib.turbo_app_i16
+        width = lib.turbo_vector_lanes_i16()
         sm_lim, ext_lim, app_lim = SM_MAX, EXT_MAX, APP_MAX
     else:
         lanes[:nb] = d.astype(np.float32)
         dtype = np.float32
         strong, neg = -1e4, -1e30
         iteration, app_fn = lib.turbo_iteration_f32, lib.turbo_app_f32
+        width = lib.turbo_vector_lanes_f32()
         sm_lim = ext_lim = app_lim = NO_LIMIT
     ls1, lp1, ls2, lp2 = _split_streams(lanes, k)
     if n_filler:
@@ -219,11 +230,12 @@ def turbo_decode(
     app = np.zeros((nb, k), dtype)
     iters = np.full(nb, max_iters, np.int64)
     args = [_ptr(a) for a in (ls1, ls2, lp1, lp2, gs1, gs2, le, bnd, perm, inv)]
-    # The blocks still decoding; once a block's CRC passes its result is kept (its lane runs
-    # on, which does not change the other lanes).
+    # The blocks still decoding; once a block's CRC passes its result is kept, and a vector of
+    # lanes none of which is still decoding (or padding only) is no longer run.
     live = np.arange(nb)
+    groups = _groups(live, width)
     for it in range(1, max_iters + 1):
-        if iteration(k, siso, *args, sm_lim, ext_lim):
+        if iteration(k, siso, *args, groups, sm_lim, ext_lim):
             raise MemoryError("turbo decoder kernel: out of memory")
         if crc is None and it < max_iters:
             continue
@@ -239,6 +251,7 @@ def turbo_decode(
         if passed.all():
             break
         live = live[~passed]
+        groups = _groups(live, width)
     crc_ok = crc_check_batch(bits, crc) if crc else np.zeros(nb, bool)
     if fixed:
         app = app.astype(np.int32)

@@ -182,7 +182,7 @@ struct Kernel {
     // bbnd[q] (p, 7, L) its neighbours ended with in the previous iteration; the new
     // boundaries replace the old ones once every sub-block has run.
     static void blocks(int n, int p, const T *gs, const T *lp, T *le, T *abnd, T *bbnd, T *scratch,
-                       V sm, V ext) {
+                       unsigned groups, V sm, V ext) {
         const int ms = 7 * L;
         int m = (n - 3) / p;
         int longest = n - (p - 1) * m;
@@ -198,7 +198,8 @@ struct Kernel {
             memcpy(cur, abnd + q * ms, ms * sizeof(T));
             memcpy(beta, bbnd + q * ms, ms * sizeof(T));
             for (int g = 0; g < L; g += VL)
-                siso(hi - lo, gs + lo * L + g, lp + lo * L + g, le + lo * L + g, cur + g, beta + g,
+                if (groups >> (g / VL) & 1)
+                    siso(hi - lo, gs + lo * L + g, lp + lo * L + g, le + lo * L + g, cur + g, beta + g,
                      store + g, ckpt + g, sm, ext);
             if (q + 1 < p) memcpy(anew + (q + 1) * ms, cur, ms * sizeof(T));
             if (q > 0) memcpy(bnew + (q - 1) * ms, beta, ms * sizeof(T));
@@ -211,9 +212,11 @@ struct Kernel {
 
     // out[i] = ls[i] + scale(le[idx[i]]), i < k: scale is x - (x >> 2) (integer) or 0.75 x,
     // the float one fused with the add (one rounding), as the decoder this kernel replaced.
-    static void scale_permute(int k, const T *le, const int64_t *idx, const T *ls, T *out) {
+    static void scale_permute(int k, const T *le, const int64_t *idx, const T *ls, T *out,
+                              unsigned groups) {
         for (int i = 0; i < k; i++) {
             for (int g = 0; g < L; g += VL) {
+                if (!(groups >> (g / VL) & 1)) continue;
                 V v = ld<V>(le + idx[i] * L + g);
                 V x = ld<V>(ls + i * L + g);
                 if constexpr (CLIP) {
@@ -234,20 +237,22 @@ struct Kernel {
     }
 
     // One full turbo iteration: decoder 1, interleave, decoder 2, de-interleave.  bnd is
-    // (4, p, 7, L): alpha and beta boundaries of decoder 1, then of decoder 2.
+    // (4, p, 7, L): alpha and beta boundaries of decoder 1, then of decoder 2.  Only the
+    // vectors of lanes whose bit is set in groups (bit i: lanes i*VL .. i*VL+VL-1) are decoded;
+    // the others are left as they are (padding, or blocks that already passed their CRC).
     static int iteration(int k, int p, const T *ls1, const T *ls2, const T *lp1, const T *lp2,
                          T *gs1, T *gs2, T *le, T *bnd, const int64_t *perm, const int64_t *inv,
-                         T sm_lim, T ext_lim) {
+                         unsigned groups, T sm_lim, T ext_lim) {
         int n = k + 3;
         T *scratch = (T *)malloc(scratch_size(n, p) * sizeof(T));
         if (!scratch) return -1;
         const V z = {};
         V sm = z + sm_lim, ext = z + ext_lim;
         size_t q = (size_t)p * 7 * L;
-        blocks(n, p, gs1, lp1, le, bnd, bnd + q, scratch, sm, ext);
-        scale_permute(k, le, perm, ls2, gs2);
-        blocks(n, p, gs2, lp2, le, bnd + 2 * q, bnd + 3 * q, scratch, sm, ext);
-        scale_permute(k, le, inv, ls1, gs1);
+        blocks(n, p, gs1, lp1, le, bnd, bnd + q, scratch, groups, sm, ext);
+        scale_permute(k, le, perm, ls2, gs2, groups);
+        blocks(n, p, gs2, lp2, le, bnd + 2 * q, bnd + 3 * q, scratch, groups, sm, ext);
+        scale_permute(k, le, inv, ls1, gs1, groups);
         free(scratch);
         return 0;
     }
@@ -276,18 +281,23 @@ typedef Kernel<int16_t, true> KI;
 extern "C" {
 
 int turbo_lanes(void) { return LANES; }
+int turbo_vector_lanes_f32(void) { return KF::VL; }
+int turbo_vector_lanes_i16(void) { return KI::VL; }
 
 int turbo_iteration_f32(int k, int p, const float *ls1, const float *ls2, const float *lp1,
                         const float *lp2, float *gs1, float *gs2, float *le, float *bnd,
-                        const int64_t *perm, const int64_t *inv, float sm_lim, float ext_lim) {
-    return KF::iteration(k, p, ls1, ls2, lp1, lp2, gs1, gs2, le, bnd, perm, inv, sm_lim, ext_lim);
+                        const int64_t *perm, const int64_t *inv, unsigned groups, float sm_lim,
+                        float ext_lim) {
+    return KF::iteration(k, p, ls1, ls2, lp1, lp2, gs1, gs2, le, bnd, perm, inv, groups, sm_lim,
+                         ext_lim);
 }
 
 int turbo_iteration_i16(int k, int p, const int16_t *ls1, const int16_t *ls2, const int16_t *lp1,
                         const int16_t *lp2, int16_t *gs1, int16_t *gs2, int16_t *le, int16_t *bnd,
-                        const int64_t *perm, const int64_t *inv, int sm_lim, int ext_lim) {
-    return KI::iteration(k, p, ls1, ls2, lp1, lp2, gs1, gs2, le, bnd, perm, inv, (int16_t)sm_lim,
-                         (int16_t)ext_lim);
+                        const int64_t *perm, const int64_t *inv, unsigned groups, int sm_lim,
+                        int ext_lim) {
+    return KI::iteration(k, p, ls1, ls2, lp1, lp2, gs1, gs2, le, bnd, perm, inv, groups,
+                         (int16_t)sm_lim, (int16_t)ext_lim);
 }
 
 void turbo_app_f32(int k, const float *gs2, const float *le, const int64_t *inv, float app_lim,

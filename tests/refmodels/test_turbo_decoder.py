@@ -222,6 +222,29 @@ def test_vectorised_batch_matches_single_blocks(fixed: bool) -> None:
 
 
 @pytest.mark.parametrize("fixed", [False, True])
+def test_early_stop_in_a_batch_matches_single_blocks(fixed: bool) -> None:
+    # Blocks leave the batch as their CRC passes (whole vectors of lanes stop running once none
+    # of their blocks is left): each block's result is still the one it gets decoded alone.
+    k, n = 208, 40
+    rng = np.random.default_rng(11)
+    info = np.stack(
+        [crc_attach(rng.integers(0, 2, k - 24).astype(np.uint8), "24B") for _ in range(n)]
+    )
+    d = np.stack([turbo_encode(c) for c in info])
+    snr = np.linspace(-2.0, 6.0, n)[:, None, None]  # from never passing to passing at once
+    sigma = 10 ** (-snr / 20)
+    llr = 2.0 * ((2.0 * d - 1.0) + rng.normal(0.0, 1.0, d.shape) * sigma) / sigma**2
+    data = quantise(llr, LLR) if fixed else llr
+    batch = turbo_decode(data, 8, crc="24B", fixed=fixed)
+    assert len(set(batch.iterations.tolist())) >= 3
+    for b in range(n):
+        one = turbo_decode(data[b], 8, crc="24B", fixed=fixed)
+        assert one.iterations[0] == batch.iterations[b]
+        assert np.array_equal(one.bits[0], batch.bits[b])
+        assert np.array_equal(one.llr[0], batch.llr[b])
+
+
+@pytest.mark.parametrize("fixed", [False, True])
 def test_filler_bits_known_zero(fixed: bool, rng: np.random.Generator) -> None:
     k, f = 1056, 24
     info = rng.integers(0, 2, (2, k)).astype(np.uint8)
