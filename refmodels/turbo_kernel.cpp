@@ -74,6 +74,17 @@ struct Kernel {
         return v < nlim ? nlim : v;
     }
 
+    // States 1..7 of a metric normalised to state 0, saturated to +-sm (bit-true only).
+    static inline void put(V *dst, V v0, V v1, V v2, V v3, V v4, V v5, V v6, V v7, V sm) {
+        dst[0] = sat(v1 - v0, sm);
+        dst[1] = sat(v2 - v0, sm);
+        dst[2] = sat(v3 - v0, sm);
+        dst[3] = sat(v4 - v0, sm);
+        dst[4] = sat(v5 - v0, sm);
+        dst[5] = sat(v6 - v0, sm);
+        dst[6] = sat(v7 - v0, sm);
+    }
+
     // alpha_k (a) -> alpha_k+1 (a)
     static inline void fwd(V g1, V g2, V *a, V z, V sm) {
         V g3 = g2 + g1;
@@ -86,13 +97,7 @@ struct Kernel {
         V n5 = mx(a2 + g1, a3 + g2);
         V n6 = mx(a4 + g2, a5 + g1);
         V n7 = mx(a6, a7 + g3);
-        a[0] = sat(n1 - n0, sm);
-        a[1] = sat(n2 - n0, sm);
-        a[2] = sat(n3 - n0, sm);
-        a[3] = sat(n4 - n0, sm);
-        a[4] = sat(n5 - n0, sm);
-        a[5] = sat(n6 - n0, sm);
-        a[6] = sat(n7 - n0, sm);
+        put(a, n0, n1, n2, n3, n4, n5, n6, n7, sm);
     }
 
     // Extrinsic of the step from alpha_k (c) and beta_k+1 (b), then beta_k+1 -> beta_k (b).
@@ -119,13 +124,7 @@ struct Kernel {
         V m5 = mx(b6 + g1, b2 + g2);
         V m6 = mx(b7, b3 + g3);
         V m7 = mx(b3, b7 + g3);
-        b[0] = sat(m1 - m0, sm);
-        b[1] = sat(m2 - m0, sm);
-        b[2] = sat(m3 - m0, sm);
-        b[3] = sat(m4 - m0, sm);
-        b[4] = sat(m5 - m0, sm);
-        b[5] = sat(m6 - m0, sm);
-        b[6] = sat(m7 - m0, sm);
+        put(b, m0, m1, m2, m3, m4, m5, m6, m7, sm);
         return e;
     }
 
