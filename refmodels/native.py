@@ -27,6 +27,7 @@ FLAGS = (
     "-march=native",
     "-fno-fast-math",
     "-ffp-contract=off",
+    "-fno-math-errno",
     "-fPIC",
     "-shared",
     "-Wno-psabi",

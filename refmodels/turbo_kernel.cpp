@@ -16,6 +16,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #define LANES 32
 // Bytes per hardware vector: each array row of LANES values is processed as LANES / VL vectors
@@ -54,6 +57,19 @@ static inline V ld(const T *p) {
 template <class V, class T>
 static inline void st(T *p, V v) {
     memcpy(p, &v, sizeof v);
+}
+
+// v * 0.75 + x rounded once (a fused multiply-add), in vector instructions where there are.
+template <class V>
+static inline V fma075(V v, V x) {
+#if VBYTES == 64 && defined(__AVX512F__)
+    return (V)_mm512_fmadd_ps((__m512)v, _mm512_set1_ps(0.75f), (__m512)x);
+#elif VBYTES == 32 && defined(__FMA__)
+    return (V)_mm256_fmadd_ps((__m256)v, _mm256_set1_ps(0.75f), (__m256)x);
+#else
+    for (int e = 0; e < (int)(sizeof(V) / sizeof(float)); e++) x[e] = __builtin_fmaf(v[e], 0.75f, x[e]);
+    return x;
+#endif
 }
 
 template <class V>
@@ -216,14 +232,12 @@ struct Kernel {
         for (int i = 0; i < k; i++) {
             for (int g = 0; g < L; g += VL) {
                 if (!(groups >> (g / VL) & 1)) continue;
-                V v = ld<V>(le + idx[i] * L + g);
-                V x = ld<V>(ls + i * L + g);
                 if constexpr (CLIP) {
-                    x += v - (v >> 2);
+                    V v = ld<V>(le + idx[i] * L + g);
+                    st(out + i * L + g, ld<V>(ls + i * L + g) + (v - (v >> 2)));
                 } else {
-                    for (int e = 0; e < (int)VL; e++) x[e] = __builtin_fmaf(v[e], 0.75f, x[e]);
+                    st(out + i * L + g, fma075(ld<V>(le + idx[i] * L + g), ld<V>(ls + i * L + g)));
                 }
-                st(out + i * L + g, x);
             }
         }
     }
