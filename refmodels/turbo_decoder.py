@@ -229,18 +229,22 @@ def turbo_decode(
     bits = np.zeros((nb, k), np.uint8)
     app = np.zeros((nb, k), dtype)
     iters = np.full(nb, max_iters, np.int64)
-    args = [_ptr(a) for a in (ls1, ls2, lp1, lp2, gs1, gs2, le, bnd, perm, inv)]
-    # The blocks still decoding; once a block's CRC passes its result is kept, and a vector of
-    # lanes none of which is still decoding (or padding only) is no longer run.
+    state = [ls1, ls2, lp1, lp2, gs1, gs2, le, bnd]
+    # The blocks still decoding (rows of the result) and their lanes.  Once a block's CRC
+    # passes its result is kept; the blocks left are moved to the lowest lanes when that frees
+    # a vector, and a vector of lanes none of which is still decoding is no longer run (the
+    # lanes are independent, so moving a block does not change its values).
     live = np.arange(nb)
-    groups = _groups(live, width)
+    lanes = np.arange(nb)
     for it in range(1, max_iters + 1):
-        if iteration(k, siso, *args, groups, sm_lim, ext_lim):
+        ptrs = [_ptr(a) for a in (*state, perm, inv)]
+        if iteration(k, siso, *ptrs, _groups(lanes, width), sm_lim, ext_lim):
             raise MemoryError("turbo decoder kernel: out of memory")
         if crc is None and it < max_iters:
             continue
+        gs2, le = state[5], state[6]
         app_fn(k, _ptr(gs2), _ptr(le), _ptr(inv), app_lim, _ptr(out))
-        l_nat = out[:, live].T
+        l_nat = out[:, lanes].T
         hard = (l_nat > 0).astype(np.uint8)
         bits[live] = hard
         app[live] = l_nat
@@ -250,8 +254,12 @@ def turbo_decode(
         passed = crc_check_batch(hard, crc)
         if passed.all():
             break
-        live = live[~passed]
-        groups = _groups(live, width)
+        live, lanes = live[~passed], lanes[~passed]
+        packed = np.arange(lanes.size)
+        if _groups(packed, width) != _groups(lanes, width):
+            order = np.concatenate([lanes, np.setdiff1d(np.arange(BATCH), lanes)])
+            state = [np.ascontiguousarray(a[..., order]) for a in state]
+            lanes = packed
     crc_ok = crc_check_batch(bits, crc) if crc else np.zeros(nb, bool)
     if fixed:
         app = app.astype(np.int32)
