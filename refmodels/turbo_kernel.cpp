@@ -147,49 +147,64 @@ struct Kernel {
     // One max-log-MAP SISO over n steps of rows gs, lp (n, L) writing the extrinsic to le.
     // Starts from alpha cur and beta beta (7, L each); leaves the last alpha in cur and the
     // first beta in beta.  store: (max(n, WINDOW) or WINDOW, 7, L); ckpt: (ceil(n / WINDOW), 7, L).
+    template <int NG>
     static void siso(int n, const T *gs, const T *lp, T *le, T *cur, T *beta, T *store, T *ckpt,
                      V sm, V ext) {
         const V z = {};
-        V a[7], b[7], c[7];
-        for (int s = 0; s < 7; s++) {
-            a[s] = ld<V>(cur + s * L);
-            b[s] = ld<V>(beta + s * L);
+        V a[NG][7], b[NG][7], c[NG][7];
+#define EACH for (int h = 0; h < NG; h++)
+#define AT(ptr, row) ((ptr) + (row) * L + h * VL)
+        EACH for (int s = 0; s < 7; s++) {
+            a[h][s] = ld<V>(AT(cur, s));
+            b[h][s] = ld<V>(AT(beta, s));
         }
         if (n <= STORE_MAX) {
             for (int j = 0; j < n; j++) {
-                for (int s = 0; s < 7; s++) st(store + (j * 7 + s) * L, a[s]);
-                fwd(ld<V>(lp + j * L), ld<V>(gs + j * L), a, z, sm);
+                EACH {
+                    for (int s = 0; s < 7; s++) st(AT(store, j * 7 + s), a[h][s]);
+                    fwd(ld<V>(AT(lp, j)), ld<V>(AT(gs, j)), a[h], z, sm);
+                }
             }
             for (int j = n - 1; j >= 0; j--) {
-                for (int s = 0; s < 7; s++) c[s] = ld<V>(store + (j * 7 + s) * L);
-                st(le + j * L, bwd(ld<V>(lp + j * L), ld<V>(gs + j * L), c, b, z, sm, ext));
+                EACH {
+                    for (int s = 0; s < 7; s++) c[h][s] = ld<V>(AT(store, j * 7 + s));
+                    st(AT(le, j), bwd(ld<V>(AT(lp, j)), ld<V>(AT(gs, j)), c[h], b[h], z, sm, ext));
+                }
             }
         } else {
             int nwin = (n + WINDOW - 1) / WINDOW;
             for (int w = 0; w < nwin; w++) {
-                for (int s = 0; s < 7; s++) st(ckpt + (w * 7 + s) * L, a[s]);
+                EACH for (int s = 0; s < 7; s++) st(AT(ckpt, w * 7 + s), a[h][s]);
                 int k0 = w * WINDOW, m = n - k0 < WINDOW ? n - k0 : WINDOW;
                 for (int j = 0; j < m; j++)
-                    fwd(ld<V>(lp + (k0 + j) * L), ld<V>(gs + (k0 + j) * L), a, z, sm);
+                    EACH fwd(ld<V>(AT(lp, k0 + j)), ld<V>(AT(gs, k0 + j)), a[h], z, sm);
             }
             for (int w = nwin - 1; w >= 0; w--) {
                 int k0 = w * WINDOW, m = n - k0 < WINDOW ? n - k0 : WINDOW;
-                for (int s = 0; s < 7; s++) c[s] = ld<V>(ckpt + (w * 7 + s) * L);
+                EACH for (int s = 0; s < 7; s++) c[h][s] = ld<V>(AT(ckpt, w * 7 + s));
                 for (int j = 0; j < m; j++) {
-                    for (int s = 0; s < 7; s++) st(store + (j * 7 + s) * L, c[s]);
-                    if (j + 1 < m) fwd(ld<V>(lp + (k0 + j) * L), ld<V>(gs + (k0 + j) * L), c, z, sm);
+                    EACH {
+                        for (int s = 0; s < 7; s++) st(AT(store, j * 7 + s), c[h][s]);
+                        if (j + 1 < m)
+                            fwd(ld<V>(AT(lp, k0 + j)), ld<V>(AT(gs, k0 + j)), c[h], z, sm);
+                    }
                 }
                 for (int j = m - 1; j >= 0; j--) {
                     int k = k0 + j;
-                    for (int s = 0; s < 7; s++) c[s] = ld<V>(store + (j * 7 + s) * L);
-                    st(le + k * L, bwd(ld<V>(lp + k * L), ld<V>(gs + k * L), c, b, z, sm, ext));
+                    EACH {
+                        for (int s = 0; s < 7; s++) c[h][s] = ld<V>(AT(store, j * 7 + s));
+                        st(AT(le, k),
+                           bwd(ld<V>(AT(lp, k)), ld<V>(AT(gs, k)), c[h], b[h], z, sm, ext));
+                    }
                 }
             }
         }
-        for (int s = 0; s < 7; s++) {
-            st(cur + s * L, a[s]);
-            st(beta + s * L, b[s]);
+        EACH for (int s = 0; s < 7; s++) {
+            st(AT(cur, s), a[h][s]);
+            st(AT(beta, s), b[h][s]);
         }
+#undef AT
+#undef EACH
     }
 
     // One constituent decoder as p parallel SISOs over sub-blocks of (n - 3) / p steps (the
@@ -212,10 +227,21 @@ struct Kernel {
             int lo = q * m, hi = q < p - 1 ? lo + m : n;
             memcpy(cur, abnd + q * ms, ms * sizeof(T));
             memcpy(beta, bbnd + q * ms, ms * sizeof(T));
-            for (int g = 0; g < L; g += VL)
-                if (groups >> (g / VL) & 1)
-                    siso(hi - lo, gs + lo * L + g, lp + lo * L + g, le + lo * L + g, cur + g, beta + g,
-                     store + g, ckpt + g, sm, ext);
+            // Two vectors per step where both run: twice the independent work per step, and
+            // each row of gs / lp read in one pass.
+            for (int g = 0; g < L;) {
+                unsigned run = groups >> (g / VL);
+                if ((run & 3) == 3 && g + 2 * VL <= L) {
+                    siso<2>(hi - lo, gs + lo * L + g, lp + lo * L + g, le + lo * L + g, cur + g,
+                            beta + g, store + g, ckpt + g, sm, ext);
+                    g += 2 * VL;
+                } else {
+                    if (run & 1)
+                        siso<1>(hi - lo, gs + lo * L + g, lp + lo * L + g, le + lo * L + g,
+                                cur + g, beta + g, store + g, ckpt + g, sm, ext);
+                    g += VL;
+                }
+            }
             if (q + 1 < p) memcpy(anew + (q + 1) * ms, cur, ms * sizeof(T));
             if (q > 0) memcpy(bnew + (q - 1) * ms, beta, ms * sizeof(T));
         }
