@@ -133,24 +133,27 @@ def siso_count(k: int, p_max: int = SISO_MAX) -> int:
     return p
 
 
-def _split_streams(d: np.ndarray, k: int) -> tuple[np.ndarray, ...]:
-    """(B, 3, K+4) soft d-streams -> per-constituent systematic/parity (K+3, B) incl. tails (TS
-    36.212 5.1.3.2.2 tail order)."""
-    nb = d.shape[0]
-    sys = d[:, 0, :k].T
-    p1 = d[:, 1, :k].T
-    p2 = d[:, 2, :k].T
-    t = d[:, :, k:]  # (B, 3, 4); tail order of 5.1.3.2.2
-    xs1 = np.stack([t[:, 0, 0], t[:, 2, 0], t[:, 1, 1]])  # x_K, x_K+1, x_K+2
-    zs1 = np.stack([t[:, 1, 0], t[:, 0, 1], t[:, 2, 1]])  # z_K, z_K+1, z_K+2
-    xs2 = np.stack([t[:, 0, 2], t[:, 2, 2], t[:, 1, 3]])  # x'_K, x'_K+1, x'_K+2
-    zs2 = np.stack([t[:, 1, 2], t[:, 0, 3], t[:, 2, 3]])  # z'_K, z'_K+1, z'_K+2
-    perm = qpp_permutation(k)
-    ls1 = np.ascontiguousarray(np.concatenate([sys, xs1]))
-    lp1 = np.ascontiguousarray(np.concatenate([p1, zs1]))
-    ls2 = np.ascontiguousarray(np.concatenate([sys[perm], xs2]))
-    lp2 = np.ascontiguousarray(np.concatenate([p2, zs2]))
-    assert ls1.shape == (k + 3, nb)
+@cache
+def _interleaver(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """The QPP permutation of size K (TS 36.212 5.1.3.2.3) and its inverse, as int64."""
+    perm = qpp_permutation(k).astype(np.int64)
+    inv = np.argsort(perm).astype(np.int64)
+    perm.flags.writeable = inv.flags.writeable = False
+    return perm, inv
+
+
+def _split_streams(t: np.ndarray, k: int) -> tuple[np.ndarray, ...]:
+    """(3, K+4, lanes) soft d-streams -> per-constituent systematic/parity (K+3, lanes) incl.
+    tails (TS 36.212 5.1.3.2.2 tail order)."""
+    n = k + 3
+    ls1, lp1, ls2, lp2 = (np.empty((n, t.shape[2]), t.dtype) for _ in range(4))
+    ls1[:k], lp1[:k], lp2[:k] = t[0, :k], t[1, :k], t[2, :k]
+    np.take(t[0, :k], _interleaver(k)[0], axis=0, out=ls2[:k])
+    tail = t[:, k:]  # (3, 4, lanes); tail order of 5.1.3.2.2
+    ls1[k:] = tail[0, 0], tail[2, 0], tail[1, 1]  # x_K, x_K+1, x_K+2
+    lp1[k:] = tail[1, 0], tail[0, 1], tail[2, 1]  # z_K, z_K+1, z_K+2
+    ls2[k:] = tail[0, 2], tail[2, 2], tail[1, 3]  # x'_K, x'_K+1, x'_K+2
+    lp2[k:] = tail[1, 2], tail[0, 3], tail[2, 3]  # z'_K, z'_K+1, z'_K+2
     return ls1, lp1, ls2, lp2
 
 
@@ -193,28 +196,32 @@ def turbo_decode(
         raise ValueError(f"siso = {siso} does not split K = {k} into sub-blocks")
     lib = _kernel()
     # The batch fills the kernel's lanes; the padding lanes decode zeros on their own.
-    lanes = np.zeros((BATCH, 3, kp4), np.float32 if not fixed else np.int16)
+    # The batch fills the kernel's lanes, (stream, step, lane); the padding lanes decode zeros on
+    # their own.
     if fixed:
-        lanes[:nb] = np.clip(np.asarray(d, np.int64), -LLR.max_raw, LLR.max_raw)
         dtype: type[np.generic] = np.int16
+        lanes = np.zeros((3, kp4, BATCH), dtype)
+        lanes[:, :, :nb] = np.clip(np.asarray(d, np.int64), -LLR.max_raw, LLR.max_raw).transpose(
+            1, 2, 0
+        )
         strong, neg = -LLR.max_raw, -SM_MAX
         iteration, app_fn = lib.turbo_iteration_i16, lib.turbo_app_i16
         width = lib.turbo_vector_lanes_i16()
         sm_lim, ext_lim, app_lim = SM_MAX, EXT_MAX, APP_MAX
     else:
-        lanes[:nb] = d.astype(np.float32)
         dtype = np.float32
+        lanes = np.zeros((3, kp4, BATCH), dtype)
+        lanes[:, :, :nb] = d.transpose(1, 2, 0)
         strong, neg = -1e4, -1e30
         iteration, app_fn = lib.turbo_iteration_f32, lib.turbo_app_f32
         width = lib.turbo_vector_lanes_f32()
         sm_lim = ext_lim = app_lim = NO_LIMIT
+    perm, inv = _interleaver(k)
     ls1, lp1, ls2, lp2 = _split_streams(lanes, k)
     if n_filler:
         ls1[:n_filler, :nb] = strong
         lp1[:n_filler, :nb] = strong
-        ls2 = np.ascontiguousarray(np.concatenate([ls1[:k][qpp_permutation(k)], ls2[k:]]))
-    perm = qpp_permutation(k).astype(np.int64)
-    inv = np.argsort(perm).astype(np.int64)
+        ls2[:k] = ls1[:k][perm]
     # Boundary metrics (alpha, beta of decoder 1, then of decoder 2): the inner ones start
     # all-equal (0), the block's first alpha and last beta are the known state 0.
     bnd = np.zeros((4, siso, 7, BATCH), dtype)
@@ -244,15 +251,15 @@ def turbo_decode(
             continue
         gs2, le = state[5], state[6]
         app_fn(k, _ptr(gs2), _ptr(le), _ptr(inv), app_lim, _ptr(out))
-        l_nat = out[:, lanes].T
-        hard = (l_nat > 0).astype(np.uint8)
-        bits[live] = hard
-        app[live] = l_nat
-        iters[live] = it
-        if crc is None:
-            continue
-        passed = crc_check_batch(hard, crc)
-        if passed.all():
+        hard = np.ascontiguousarray((out > 0)[:, lanes].T).view(np.uint8)
+        passed = crc_check_batch(hard, crc) if crc else np.zeros(live.size, bool)
+        # Results are taken from the blocks that stop now: passed, or out of iterations.
+        done = passed | (it == max_iters)
+        if done.any():
+            bits[live[done]] = hard[done]
+            app[live[done]] = out[:, lanes[done]].T
+            iters[live[done]] = it
+        if done.all():
             break
         live, lanes = live[~passed], lanes[~passed]
         packed = np.arange(lanes.size)
