@@ -3,12 +3,20 @@ the integer decoder against an independent plain-Python transcription of its RTL
 
 from __future__ import annotations
 
+import hashlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from silicon_agent.refmodels import native
 from silicon_agent.refmodels.ber import channel_llrs, simulate_point
 from silicon_agent.refmodels.crc import crc_attach
 from silicon_agent.refmodels.fixed_point import APP_LLR, EXTRINSIC, LLR, STATE_METRIC, quantise
+from silicon_agent.refmodels.native import NativeBuildError
 from silicon_agent.refmodels.qpp_table import qpp_permutation
 from silicon_agent.refmodels.turbo_decoder import siso_count, turbo_decode
 from silicon_agent.refmodels.turbo_encoder import turbo_encode
@@ -201,19 +209,39 @@ def test_siso_count_rule() -> None:
 
 @pytest.mark.parametrize("fixed", [False, True])
 def test_vectorised_batch_matches_single_blocks(fixed: bool) -> None:
-    # A full batch runs the SIMD loops, a single block the scalar ones: the integer decoder must
-    # agree bit for bit, the float one to rounding.
-    k, n = 208, 32
+    # Every block has a SIMD lane of its own: a block decodes bit for bit the same alone, in a
+    # full batch, at any lane, and split across batches, float and integer alike.
+    k, n = 208, 40
     _, llr = channel_llrs(k, 0.5, n, np.random.default_rng(5))
     data = quantise(llr, LLR) if fixed else llr
     batch = turbo_decode(data, 4, fixed=fixed)
-    for b in (0, 13, 31):
+    for b in (0, 13, 31, 39):
         one = turbo_decode(data[b], 4, fixed=fixed)
         assert np.array_equal(one.bits[0], batch.bits[b])
-        if fixed:
-            assert np.array_equal(one.llr[0], batch.llr[b])
-        else:
-            np.testing.assert_allclose(one.llr[0], batch.llr[b], rtol=0, atol=1e-3)
+        assert np.array_equal(one.llr[0], batch.llr[b])
+
+
+@pytest.mark.parametrize("fixed", [False, True])
+def test_early_stop_in_a_batch_matches_single_blocks(fixed: bool) -> None:
+    # Blocks leave the batch as their CRC passes (whole vectors of lanes stop running once none
+    # of their blocks is left): each block's result is still the one it gets decoded alone.
+    k, n = 208, 40
+    rng = np.random.default_rng(11)
+    info = np.stack(
+        [crc_attach(rng.integers(0, 2, k - 24).astype(np.uint8), "24B") for _ in range(n)]
+    )
+    d = np.stack([turbo_encode(c) for c in info])
+    snr = np.linspace(-2.0, 6.0, n)[:, None, None]  # from never passing to passing at once
+    sigma = 10 ** (-snr / 20)
+    llr = 2.0 * ((2.0 * d - 1.0) + rng.normal(0.0, 1.0, d.shape) * sigma) / sigma**2
+    data = quantise(llr, LLR) if fixed else llr
+    batch = turbo_decode(data, 8, crc="24B", fixed=fixed)
+    assert len(set(batch.iterations.tolist())) >= 3
+    for b in range(n):
+        one = turbo_decode(data[b], 8, crc="24B", fixed=fixed)
+        assert one.iterations[0] == batch.iterations[b]
+        assert np.array_equal(one.bits[0], batch.bits[b])
+        assert np.array_equal(one.llr[0], batch.llr[b])
 
 
 @pytest.mark.parametrize("fixed", [False, True])
@@ -227,3 +255,76 @@ def test_filler_bits_known_zero(fixed: bool, rng: np.random.Generator) -> None:
     llr[:, 2, ::3] = 0  # and puncture some parity so the filler knowledge matters
     res = turbo_decode(llr.astype(int) if fixed else llr, 8, n_filler=f, fixed=fixed)
     assert np.array_equal(res.bits, info)
+
+
+_DECODE = """
+import hashlib, sys
+import numpy as np
+from silicon_agent.refmodels.ber import channel_llrs
+from silicon_agent.refmodels.fixed_point import LLR, quantise
+from silicon_agent.refmodels.turbo_decoder import turbo_decode
+_, llr = channel_llrs(104, 0.5, 3, np.random.default_rng(9))
+out = [turbo_decode(llr, 4).llr, turbo_decode(quantise(llr, LLR), 4, fixed=True).llr]
+print(hashlib.sha256(b"".join(o.tobytes() for o in out)).hexdigest())
+"""
+
+
+def _decode_in_fresh_process(cwd: Path, cache: Path, **env: str) -> subprocess.CompletedProcess:
+    """Decode in a new interpreter started in ``cwd`` (outside the checkout) with its kernel
+    cache in ``cache``."""
+    full = {**os.environ, "XDG_CACHE_HOME": str(cache), **env}
+    return subprocess.run(
+        [sys.executable, "-c", _DECODE], cwd=cwd, env=full, capture_output=True, text=True
+    )
+
+
+def _expected_digest() -> str:
+    _, llr = channel_llrs(104, 0.5, 3, np.random.default_rng(9))
+    out = [turbo_decode(llr, 4).llr, turbo_decode(quantise(llr, LLR), 4, fixed=True).llr]
+    return hashlib.sha256(b"".join(o.tobytes() for o in out)).hexdigest()
+
+
+def test_kernel_compiles_into_a_fresh_cache_and_a_corrupt_one_is_rebuilt(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    work = tmp_path / "work"
+    work.mkdir()
+    first = _decode_in_fresh_process(work, cache)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.strip() == _expected_digest()
+    built = sorted((cache / "silicon-agent" / "kernels").glob("turbo_kernel-*.so"))
+    assert len(built) == 1
+    assert (
+        built[0].with_suffix(".sha256").read_text().strip()
+        == hashlib.sha256(built[0].read_bytes()).hexdigest()
+    )
+    assert not list(work.iterdir())  # nothing written where the user works
+    # A torn or corrupt cached object (here: its middle overwritten) is rebuilt, not loaded.
+    good = built[0].read_bytes()
+    built[0].write_bytes(good[:1000] + b"\0" * 4096 + good[5096:])
+    again = _decode_in_fresh_process(work, cache)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.strip() == first.stdout.strip()
+    assert built[0].read_bytes() != good[:1000] + b"\0" * 4096 + good[5096:]
+    assert (
+        built[0].with_suffix(".sha256").read_text().strip()
+        == hashlib.sha256(built[0].read_bytes()).hexdigest()
+    )
+
+
+def test_missing_compiler_is_one_clear_error(tmp_path: Path) -> None:
+    res = _decode_in_fresh_process(tmp_path, tmp_path / "cache", CXX="no-such-c++-compiler")
+    assert res.returncode != 0
+    assert "NativeBuildError" in res.stderr
+    assert "CXX='no-such-c++-compiler' is not an executable on PATH" in res.stderr
+
+
+def test_compile_error_names_the_compiler_output(tmp_path: Path) -> None:
+    bad = tmp_path / "broken_kernel.cpp"
+    bad.write_text("int f( { return 0; }\n")
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    with pytest.MonkeyPatch.context() as mp:
+        for key, value in env.items():
+            mp.setenv(key, value)
+        with pytest.raises(NativeBuildError, match="failed to compile broken_kernel.cpp"):
+            native.load(bad)
+    assert not list((tmp_path / "cache" / "silicon-agent" / "kernels").iterdir())
