@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from silicon_agent.refmodels.native import NativeBuildError
+
 
 def _cmd_vectors(args: argparse.Namespace) -> int:
     """Cmd vectors (tooling, no 3GPP clause)."""
@@ -134,7 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of ``python -m silicon_agent.refmodels`` (tooling, no 3GPP clause)."""
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except NativeBuildError as exc:
+        # No compiler, or the kernel did not build: one line that says what to install, not a
+        # traceback through the decoder.
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -77,8 +77,14 @@ def _digest(path: Path) -> str:
 
 
 def _build(cxx: str, source: Path, target: Path) -> None:
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.stem}-", suffix=".so", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.stem}-", suffix=".so", dir=target.parent)
+    except OSError as exc:
+        raise NativeBuildError(
+            f"cannot write the compiled kernel into {target.parent} ({exc.strerror}); "
+            "set XDG_CACHE_HOME to a writable folder"
+        ) from exc
     os.close(fd)
     tmp = Path(tmp_name)
     try:

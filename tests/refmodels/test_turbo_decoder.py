@@ -328,3 +328,34 @@ def test_compile_error_names_the_compiler_output(tmp_path: Path) -> None:
         with pytest.raises(NativeBuildError, match="failed to compile broken_kernel.cpp"):
             native.load(bad)
     assert not list((tmp_path / "cache" / "silicon-agent" / "kernels").iterdir())
+
+
+def test_cli_without_a_compiler_says_so_in_one_line(tmp_path: Path) -> None:
+    # As a user types it, from a folder outside the checkout: the receiver's first decode needs
+    # the kernel, and a missing compiler is one line naming what to install, not a traceback.
+    env = {
+        **os.environ,
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+        "CXX": "no-such-c++-compiler",
+    }
+    res = subprocess.run(
+        [sys.executable, "-m", "silicon_agent.refmodels", "e2e", "--rc", "R.2"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert res.returncode == 2
+    assert "Traceback" not in res.stderr
+    assert res.stderr.strip().splitlines() == [
+        "error: CXX='no-such-c++-compiler' is not an executable on PATH"
+    ]
+
+
+def test_unwritable_kernel_cache_is_one_clear_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(blocker))
+        with pytest.raises(NativeBuildError, match="set XDG_CACHE_HOME to a writable folder"):
+            native.load(Path(native.__file__).with_name("turbo_kernel.cpp"))
