@@ -463,10 +463,10 @@ MUTATIONS: list[tuple[str, str, str, str, str]] = [
     ),
     (
         "dl_sch_processor",
-        "CRC-24A verdict one bit early",
+        "tuser 1 on the last byte whatever the CRC-24A",
         "hdl/rtl/dl_sch_processor.sv",
         "out_ok_r <= (crc_next_w == '0);",
-        "out_ok_r <= (crc_r == '0);",
+        "out_ok_r <= 1'b1;",
     ),
     (
         "dl_sch_processor",
@@ -880,6 +880,9 @@ CASE_FOR = {
     # limited) or to process 1 (drawn_b, the last case).
     "one soft buffer for every code block (off_i ignored)": "harq_drawn_a",
     "circular buffer wraps at K_w instead of N_cb": "harq_drawn_a",
+    # A transport block whose CRC-24A fails (at seed 0 drawn_1cb), and LLRs of 0.
+    "tuser 1 on the last byte whatever the CRC-24A": "drawn_1cb",
+    "hard bit 1 for an LLR of 0": "drawn_cbs",
 }
 # Mutants only the testbench's handshake checks show (the output beats are right): the server
 # withholds the testbench's failure that its trace of the output cannot confirm, and the modem

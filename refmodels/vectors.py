@@ -459,15 +459,15 @@ def _segments(seg: Segmentation, app: np.ndarray) -> dict[str, int]:
 
 
 def _dl_sch_drawn(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
-    """A drawn DL-SCH back-end case (TS 36.212 5.1.2, 5.1.1): ``draw`` 1 one code block (A = 16
-    to 6120), 2 two to eight, K- blocks and filler bits among them; a random transport block,
-    CRC-24A, segmented; the APP LLRs of its code blocks signed by their bits (LLR > 0 for a 1;
-    0 and the most negative word among the 0s), the filler positions random, and in one of the
-    two cases of a seed 1 to 3 data bits flipped, so that its CRC-24A fails (tooling, no 3GPP
-    clause)."""
+    """A drawn DL-SCH back-end case (TS 36.212 5.1.2, 5.1.1): ``draw`` 1 and 3 one code block
+    (A = 16 to 6120), 2 two to eight, K- blocks and filler bits among them; a random transport
+    block, CRC-24A, segmented; the APP LLRs of its code blocks signed by their bits (LLR > 0 for
+    a 1; 0 and the most negative word among the 0s), the filler positions random, and 1 to 3
+    data bits flipped so that the CRC-24A fails in one of draws 1 and 3 and, by the seed, in
+    draw 2 or not (tooling, no 3GPP clause)."""
     shared = int(rng.integers(1 << 32))  # the seed's word, the same for each drawn case
     rng = np.random.default_rng([shared, int(p["draw"])])
-    if int(p["draw"]) == 1:
+    if int(p["draw"]) != 2:
         a = 8 * int(rng.integers(2, 6120 // 8 + 1))
     else:  # with K- blocks and filler bits
         a = 0
@@ -488,7 +488,7 @@ def _dl_sch_drawn(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], 
         llr[blk == 1] = np.maximum(llr[blk == 1], 1)
         llrs.append(llr.astype(np.int64))
     llrs[0][: seg.F] = rng.integers(-top - 1, top + 1, seg.F)  # filler: dropped, any value
-    fail = (shared + int(p["draw"])) % 2 == 0
+    fail = (shared + min(int(p["draw"]), 2) + (int(p["draw"]) == 2 and shared >> 1)) % 2 == 0
     if fail:
         for _ in range(int(rng.integers(1, 4))):
             r = int(rng.integers(seg.C))
@@ -507,6 +507,7 @@ def _dl_sch_drawn(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], 
             | ({"k_minus"} if seg.C_minus > 0 else set())
             | ({"filler"} if seg.F > 0 else set())
             | {"one_cb" if seg.C == 1 else "cb_crc24b"}
+            | ({"one_cb_pass"} if seg.C == 1 and ok else set())
         ),
     )
     return [
