@@ -69,10 +69,14 @@ def qam_demodulator(d: Path, _: Sidecar) -> ExpectedStream:
     return _stream(read_words(d / "expected_llr.hex"))
 
 
-def ofdm_demodulator(d: Path, _: Sidecar) -> ExpectedStream:
+def ofdm_demodulator(d: Path, sidecar: Sidecar) -> ExpectedStream:
+    """Passes 1 and 2 of the testbench: subframe 0, then the files' last subframe; tuser the
+    symbol l."""
     data = read_words(d / "expected_grid_iq.hex")
-    per_symbol = len(data) // 14
-    return _stream(data, copies=2, user=[f"{n // per_symbol:x}" for n in range(len(data))])
+    per_sf = len(data) // int(sidecar["params"].get("n_sf", 1))
+    passes = data[:per_sf] + data[-per_sf:]
+    user = [f"{n % per_sf // (per_sf // 14):x}" for n in range(len(passes))]
+    return _stream(passes, last_every=per_sf, user=user)
 
 
 def channel_estimator(d: Path, _: Sidecar) -> ExpectedStream:

@@ -15,10 +15,18 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from silicon_agent.refmodels.cell_config import N_SC, N_SYMB_SF, N_SYMB_SLOT, CellConfig
+from silicon_agent.refmodels.cell_config import (
+    N_FFT,
+    N_SC,
+    N_SYMB_SF,
+    N_SYMB_SLOT,
+    SAMPLES_PER_SUBFRAME,
+    CellConfig,
+    cp_length,
+)
 from silicon_agent.refmodels.channel import awgn, multipath
 from silicon_agent.refmodels.channel_estimator import estimate_channel_fixed
-from silicon_agent.refmodels.crc import crc_attach, crc_remainder
+from silicon_agent.refmodels.crc import crc_attach, crc_check, crc_remainder
 from silicon_agent.refmodels.crs import crs_subcarriers, crs_values
 from silicon_agent.refmodels.descrambler import descramble, descramble_fixed
 from silicon_agent.refmodels.dl_sch_encoder import DlSchPlan, encode_dl_sch
@@ -47,6 +55,7 @@ from silicon_agent.refmodels.ofdm_demodulator import (
     FFT_ADVANCE,
     SCALED_STAGES,
     ofdm_demodulate_fixed,
+    symbol_starts,
 )
 from silicon_agent.refmodels.ofdm_modulator import ofdm_modulate
 from silicon_agent.refmodels.qam_demodulator import FIXED_SHIFT, demodulate_fixed, level_raw
@@ -57,6 +66,12 @@ from silicon_agent.refmodels.reference_channels import REFERENCE_CHANNELS
 from silicon_agent.refmodels.resource_demapper import extract_pdsch
 from silicon_agent.refmodels.resource_grid import build_subframe, pdsch_capacity, pdsch_mask
 from silicon_agent.refmodels.scrambling import pdsch_c_init, scramble
+from silicon_agent.refmodels.segmentation import (
+    Segmentation,
+    desegment,
+    segment,
+    segmentation_params,
+)
 from silicon_agent.refmodels.turbo_decoder import turbo_decode
 from silicon_agent.refmodels.turbo_encoder import turbo_encode
 
@@ -431,8 +446,88 @@ def _crc_checker(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], l
     ], ["TS 36.212 5.1.1"]
 
 
+def _segments(seg: Segmentation, app: np.ndarray) -> dict[str, int]:
+    """What the DL-SCH testbench reads of a transport block's segmentation (TS 36.212 5.1.2)."""
+    return {
+        "C": seg.C,
+        "F": seg.F,
+        "K_plus": seg.K_plus,
+        "K_minus": seg.K_minus,
+        "C_minus": seg.C_minus,
+        "n_app": int(app.size),
+    }
+
+
+def _dl_sch_drawn(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
+    """A drawn DL-SCH back-end case (TS 36.212 5.1.2, 5.1.1): ``draw`` 1 and 3 one code block
+    (A = 16 to 6120), 2 two to eight, K- blocks and filler bits among them; a random transport
+    block, CRC-24A, segmented; the APP LLRs of its code blocks signed by their bits (LLR > 0 for
+    a 1; 0 and the most negative word among the 0s), the filler positions random, and 1 to 3
+    data bits flipped so that the CRC-24A fails in one of draws 1 and 3 and, by the seed, in
+    draw 2 or not (tooling, no 3GPP clause)."""
+    shared = int(rng.integers(1 << 32))  # the seed's word, the same for each drawn case
+    rng = np.random.default_rng([shared, int(p["draw"])])
+    if int(p["draw"]) != 2:
+        a = 8 * int(rng.integers(2, 6120 // 8 + 1))
+    else:  # with K- blocks and filler bits
+        a = 0
+        while (
+            not a or segmentation_params(a + 24).C_minus == 0 or not segmentation_params(a + 24).F
+        ):
+            c = int(rng.integers(2, 9))
+            a = 8 * int(rng.integers(((c - 1) * 6120 - 24) // 8 + 1, (c * 6120 - 24) // 8 + 1))
+    b = crc_attach(rng.integers(0, 2, a).astype(np.uint8), "24A")
+    blocks, seg = segment(b)
+    top = APP_LLR.max_raw
+    llrs = []
+    for blk in blocks:
+        mag = rng.integers(1, top + 1, blk.size)
+        mag[rng.random(blk.size) < 0.02] = 0  # LLR 0 is a 0
+        llr = np.where(blk == 1, np.maximum(mag, 1), -mag)
+        llr[rng.random(blk.size) < 0.01] = -top - 1
+        llr[blk == 1] = np.maximum(llr[blk == 1], 1)
+        llrs.append(llr.astype(np.int64))
+    llrs[0][: seg.F] = rng.integers(-top - 1, top + 1, seg.F)  # filler: dropped, any value
+    fail = (shared + min(int(p["draw"]), 2) + (int(p["draw"]) == 2 and shared >> 1)) % 2 == 0
+    if fail:
+        for _ in range(int(rng.integers(1, 4))):
+            r = int(rng.integers(seg.C))
+            k = int(rng.integers(seg.filler(r), blocks[r].size - seg.L))
+            llrs[r][k] = -llrs[r][k] if llrs[r][k] > 0 else int(rng.integers(1, top + 1))
+    hard = desegment([(x > 0).astype(np.uint8) for x in llrs], seg)
+    ok = crc_check(hard, "24A")
+    app = np.concatenate(llrs)
+    p.update(
+        tbs=a,
+        **_segments(seg, app),
+        tb_crc_ok=ok,
+        corners=sorted(
+            {"llr_zero" for x in llrs if np.any(x == 0)}
+            | {"llr_min" for x in llrs if np.any(x == -top - 1)}
+            | ({"k_minus"} if seg.C_minus > 0 else set())
+            | ({"filler"} if seg.F > 0 else set())
+            | {"one_cb" if seg.C == 1 else "cb_crc24b"}
+            | ({"one_cb_pass"} if seg.C == 1 and ok else set())
+        ),
+    )
+    return [
+        _f("cb_app_llr", "stimulus", APP_LLR.width, True, "per code block APP_LLR", app),
+        _f(
+            "tb_bytes",
+            "expected",
+            8,
+            False,
+            "transport block, MSB first",
+            np.packbits(hard[:-24]),
+        ),
+        _f("tb_crc_ok", "expected", 1, False, "CRC-24A pass", np.array([int(ok)])),
+    ], ["TS 36.212 5.1.2", "TS 36.212 5.1.1"]
+
+
 def _dl_sch_processor(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
-    """Dl sch processor (TS 36.212 5.3.2)."""
+    """Dl sch processor (TS 36.212 5.3.2); with ``draw`` the APP LLRs of `_dl_sch_drawn`."""
+    if p.get("draw"):
+        return _dl_sch_drawn(p, rng)
     tbs = int(p.get("tbs", 4392))
     g = int(p.get("G", 13800))
     qm = int(p.get("Qm", 2))
@@ -454,12 +549,7 @@ def _dl_sch_processor(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
         rv=rv,
         snr_db=snr,
         plan=plan.model_dump(),
-        C=seg.C,
-        F=seg.F,
-        K_plus=seg.K_plus,
-        K_minus=seg.K_minus,
-        C_minus=seg.C_minus,
-        n_app=int(app.size),
+        **_segments(seg, app),
         tb_crc_ok=res.tb_crc_ok,
         cb_crc_ok=res.cb_crc_ok,
         iterations=res.iterations,
@@ -545,22 +635,91 @@ def _rx_grid(p: dict, rng: np.random.Generator) -> tuple:
     return cell, prbs, si, sq
 
 
+def _ofdm_strong(rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A subframe of IQ_SAMPLE words that drives the demodulator to its limits: the even
+    symbols' windows two bin-centred tones on used subcarriers (0.55 to 0.7 of full scale, past
+    FFT_OUT's +-16 after the FFT, and 0.2 to 0.3), the first tone's phase turning a quarter per
+    symbol so that I and Q saturate at both ends; the odd symbols random words over the whole
+    range, -32768 and 32767 included (tooling, no 3GPP clause)."""
+    lim = 1 << (IQ_SAMPLE.width - 1)
+    si = rng.integers(-lim, lim, SAMPLES_PER_SUBFRAME)
+    sq = rng.integers(-lim, lim, SAMPLES_PER_SUBFRAME)
+    si[rng.integers(SAMPLES_PER_SUBFRAME, size=8)] = -lim
+    sq[rng.integers(SAMPLES_PER_SUBFRAME, size=8)] = lim - 1
+    n = np.arange(N_FFT)
+    used = np.r_[N_FFT - N_SC // 2 : N_FFT, 1 : N_SC // 2 + 1]
+    for sym, start in enumerate(symbol_starts()):
+        if sym % 2:
+            continue
+        bins = rng.choice(used, 2, replace=False)
+        amp = (rng.uniform(0.55, 0.7), rng.uniform(0.2, 0.3))
+        phase = (sym // 2 % 4 * np.pi / 2 + rng.uniform(-0.3, 0.3), rng.uniform(0, 2 * np.pi))
+        x = sum(
+            a * np.exp(1j * (2 * np.pi * b * n / N_FFT + ph))
+            for a, b, ph in zip(amp, bins, phase, strict=True)
+        )
+        si[start : start + N_FFT] = quantise(x.real, IQ_SAMPLE)
+        sq[start : start + N_FFT] = quantise(x.imag, IQ_SAMPLE)
+    return si, sq
+
+
 def _ofdm_demodulator(p: dict, rng: np.random.Generator) -> tuple[list[VectorFile], list[str]]:
-    """Ofdm demodulator (TS 36.211 6.12)."""
-    _, _, si, sq = _rx_grid(p, rng)
-    gi, gq = ofdm_demodulate_fixed(si, sq)
+    """Ofdm demodulator (TS 36.211 6.12): one received subframe, or with ``draw`` two: one of
+    `_ofdm_strong` (the one cut by the reset and then run whole), then a received one (its cell,
+    subframe, channel AWGN or EPA, 0 to 30 dB and an input gain of 1/8 to 8 drawn, clipped to
+    IQ_SAMPLE), and the sample at which the reset cuts the first pass (tooling for the drawn
+    parts, no 3GPP clause)."""
+    if p.get("draw"):
+        rng = _drawn(p, rng)
+        rx = {
+            "cell_id": int(rng.integers(504)),
+            "subframe": int(rng.integers(10)),
+            "channel": str(rng.choice(["awgn", "epa"])),
+            "snr_db": round(float(rng.uniform(0, 30)), 2),
+        }
+        _, _, ri, rq = _rx_grid(rx, rng)
+        gain = round(float(2 ** rng.uniform(-3, 3)), 3)
+        lim = 1 << (IQ_SAMPLE.width - 1)
+        ri, rq = (np.clip(np.round(x * gain), -lim, lim - 1).astype(np.int64) for x in (ri, rq))
+        subframes = [_ofdm_strong(rng), (ri, rq)]
+        # The reset cuts pass 0 anywhere but at a symbol's first two samples, so that a design
+        # that keeps its place in the symbol across the reset shows it.
+        firsts = np.cumsum([0] + [cp_length(sym % N_SYMB_SLOT) + N_FFT for sym in range(13)])
+        cut = np.setdiff1d(np.arange(1, SAMPLES_PER_SUBFRAME), np.r_[firsts, firsts + 1])
+        p.update(rx, gain=gain, abort_at=int(rng.choice(cut)))
+    else:
+        _, _, si, sq = _rx_grid(p, rng)
+        subframes = [(si, sq)]
+    grids = [ofdm_demodulate_fixed(si, sq) for si, sq in subframes]
+    si, sq = (np.concatenate([np.asarray(s[c]) for s in subframes]) for c in (0, 1))
+    gi, gq = (np.concatenate([np.asarray(g[c]) for g in grids]) for c in (0, 1))
     p.update(
+        n_sf=len(subframes),
         fft_advance=FFT_ADVANCE,
         scaled_stages=list(SCALED_STAGES),
         output_order="symbol-major, subcarrier k = 0..599 (DC skipped)",
     )
+    p.setdefault("abort_at", SAMPLES_PER_SUBFRAME // 3)
+    if p.get("draw"):
+        top = FFT_OUT.max_raw
+        p.update(
+            corners=sorted(
+                {
+                    f"{c}_{s}"
+                    for c, g in (("i", gi), ("q", gq))
+                    for s, v in (("pos", top), ("neg", -top))
+                    if np.any(g == v)
+                }
+                | {"in_min" for x in (si, sq) if np.any(x == -(1 << (IQ_SAMPLE.width - 1)))}
+            )
+        )
     return [
         _f(
             "iq",
             "stimulus",
             2 * IQ_SAMPLE.width,
             False,
-            "15360 samples {I,Q}, IQ_SAMPLE",
+            "per subframe 15360 samples {I,Q}, IQ_SAMPLE",
             pack_iq(si, sq, IQ_SAMPLE.width),
         ),
         _f(
@@ -568,7 +727,7 @@ def _ofdm_demodulator(p: dict, rng: np.random.Generator) -> tuple[list[VectorFil
             "expected",
             2 * FFT_OUT.width,
             False,
-            "14 x 600 REs {I,Q}, FFT_OUT",
+            "per subframe 14 x 600 REs {I,Q}, FFT_OUT",
             pack_iq(gi, gq, FFT_OUT.width),
         ),
     ], ["TS 36.211 6.12", "radix-2 DIT, see ofdm_demodulator.py"]
@@ -820,7 +979,7 @@ def _resource_demapper(p: dict, rng: np.random.Generator) -> tuple[list[VectorFi
             "stimulus",
             2 * FFT_OUT.width,
             False,
-            "14 x 600 REs {I,Q}, FFT_OUT",
+            "per subframe 14 x 600 REs {I,Q}, FFT_OUT",
             pack_iq(gi, gq, FFT_OUT.width),
         ),
         _f(

@@ -25,6 +25,8 @@ BLOCKS = [
     "channel_estimator",
     "equalizer",
     "rate_dematcher",
+    "ofdm_demodulator",
+    "dl_sch_processor",
 ]
 SEEDS = (1, 2, 3, 1234567)
 # A statement's needs hold for every seed, not for a lucky few: checked over sixty more.

@@ -109,7 +109,10 @@ async def test_strong_tone_saturates_like_refmodels(
         path.chmod(0o644)
     where = str(case_dir.resolve())
     case = VectorCase(
-        block="ofdm_demodulator", case="strong_tone", directory=where, plusargs=[f"VECTORS={where}"]
+        block="ofdm_demodulator",
+        case="strong_tone",
+        directory=where,
+        plusargs=[f"VECTORS={where}", "N_SF=1", f"ABORT={SUBFRAME_SAMPLES // 3}"],
     )
     block = registry.block("ofdm_demodulator")
     res = await run_case(simulator(workspace, "verilator"), block, case)

@@ -1,9 +1,9 @@
 """The default `verify_block` catches every mutant of crc_checker, descrambler, qam_demodulator,
-channel_estimator, resource_demapper, equalizer and rate_dematcher (`hdl/mutations.py`), as a
-client calls it: `agent-host serve` over MCP stdio, the registry's judge on Icarus, each mutant
-a candidate file in the client's workspace and the call given only the block and the file (one
-server per block). The reference passes, and a verdict's seed given back replays it: the same
-status and first mismatch."""
+channel_estimator, resource_demapper, equalizer, rate_dematcher, ofdm_demodulator and
+dl_sch_processor (`hdl/mutations.py`), as a client calls it: `agent-host serve` over MCP stdio,
+the registry's judge on Icarus, each mutant a candidate file in the client's workspace and the
+call given only the block and the file (one server per block). The reference passes, and a
+verdict's seed given back replays it: the same status and first mismatch."""
 
 from __future__ import annotations
 
