@@ -61,6 +61,20 @@ def named(explanation: dict[str, Any] | None, file: str, line: int) -> bool:
     return False
 
 
+def rank_of(explanation: dict[str, Any] | None, file: str, line: int) -> int | None:
+    """Where the changed line comes among the distinct lines the cone names, in the cone's
+    order (1 = first): how far a reader goes before reaching the cause."""
+    order: list[str] = []
+    for entry in (explanation or {}).get("cone") or []:
+        for text in entry.get("lines") or [] if isinstance(entry, dict) else []:
+            if text not in order:
+                order.append(text)
+    for position, text in enumerate(order, 1):
+        if named({"cone": [{"lines": [text]}]}, file, line):
+            return position
+    return None
+
+
 BENCH_ORDER = [
     "crc_checker", "descrambler", "qam_demodulator", "resource_demapper", "rate_dematcher",
     "dl_sch_processor", "equalizer", "channel_estimator", "ofdm_demodulator", "turbo_decoder",
@@ -71,17 +85,17 @@ LINE = re.compile(
 )
 
 
-def design_file(checkout: Path, root: Path, workspace: Path, cases: dict[str, list[str]]) -> Path:
+def design_file(
+    checkout: Path, root: Path, workspace: Path, cases: dict[str, list[str]], verilator: set[str]
+) -> Path:
     """The registry with its workspace at `workspace`, each block's judge on the bench's
-    simulator, and `cases` appended to the named blocks' judge cases."""
-    sys.path.insert(0, str(checkout))
-    from silicon_agent.hdl.mutations import VERILATOR_MUTANTS
-
+    simulator (Verilator for the blocks of `verilator`), and `cases` appended to the named
+    blocks' judge cases."""
     data = yaml.safe_load((checkout / "hdl" / "blocks.yaml").read_text())
     data["workspace"] = str(workspace)
     for block in data["blocks"]:
         if block.get("judge"):
-            sim = "verilator" if block["name"] in VERILATOR_MUTANTS else "iverilog"
+            sim = "verilator" if block["name"] in verilator else "iverilog"
             block["judge"]["simulators"] = [sim]
             extra = [c for c in cases.get(block["name"], []) if c not in block["judge"]["cases"]]
             block["judge"]["cases"] += extra
@@ -113,15 +127,17 @@ def server(checkout: Path, root: Path, design: Path, workspace: Path) -> StdioSe
 
 
 async def judge(
-    params: StdioServerParameters, calls: list[tuple[int, str, str, str, int, str]], log: Any
+    params: StdioServerParameters,
+    calls: list[tuple[int, str, str, str, int, str]],
+    log: Any,
+    verilator: set[str],
+    replies: Path | None = None,
 ) -> None:
     """Each call (index, block, label, candidate, changed line, changed file's name) on one
-    server; one line per mutant."""
-    from silicon_agent.hdl.mutations import VERILATOR_MUTANTS
-
+    server; one line per mutant (each reply kept in `replies` when given)."""
     async with Client(params) as client:
         for index, block, label, candidate, line, name in calls:
-            sim = "verilator" if block in VERILATOR_MUTANTS else "iverilog"
+            sim = "verilator" if block in verilator else "iverilog"
             try:
                 reply = await client.call_tool(
                     "verify_block",
@@ -133,13 +149,18 @@ async def judge(
                 continue
             body = reply.structured_content or {}
             body = body.get("result", body) if set(body) == {"result"} else body
+            if replies is not None:
+                replies.mkdir(parents=True, exist_ok=True)
+                (replies / f"{index}.json").write_text(json.dumps(body, indent=1))
             status = body.get("status")
             kind = (body.get("failure") or {}).get("kind")
             found = status != "PASS" and named(body.get("explanation"), name, line)
             span = lines_named(body.get("explanation"), name)
+            rank = rank_of(body.get("explanation"), name, line) if found else None
             text = (
                 f"{index:3d} {block:18s} {label[:48]:48s} {status:12s} {kind or '-':10s} "
-                f"line {line:4d} named={found} ({span} lines of {name} named)"
+                f"line {line:4d} named={found} ({span} lines of {name} named) "
+                f"rank={rank or '-'} sim={sim}"
             )
             print(text, flush=True)
             if log is not None:
@@ -148,12 +169,19 @@ async def judge(
 
 
 async def run(
-    blocks: list[str], checkout: Path, log_path: Path | None, only: set[int] | None = None
+    blocks: list[str],
+    checkout: Path,
+    log_path: Path | None,
+    only: set[int] | None = None,
+    verilator: set[str] | None = None,
+    replies: Path | None = None,
 ) -> None:
     sys.path.insert(0, str(checkout))
     from silicon_agent.hdl.campaign import case_names
-    from silicon_agent.hdl.mutations import CASE_FOR, MUTATIONS
+    from silicon_agent.hdl.mutations import CASE_FOR, MUTATIONS, VERILATOR_MUTANTS
     from silicon_agent.hdl.registry import load_registry
+
+    verilator = VERILATOR_MUTANTS | (verilator or set())
 
     registry = load_registry()
     order = [b for b in BENCH_ORDER if b in blocks] + [b for b in blocks if b not in BENCH_ORDER]
@@ -187,19 +215,21 @@ async def run(
         for block in order:
             rel = registry.block(block).rtl_file
             (workspace / Path(rel).name).write_text((checkout / rel).read_text())
-        design = design_file(checkout, root / "server", checkout, extra)
+        design = design_file(checkout, root / "server", checkout, extra, verilator)
         params = server(checkout, root / "server", design, workspace)
-        await judge(params, sorted(own, key=lambda c: (order.index(c[1]), c[0])), log)
+        calls = sorted(own, key=lambda c: (order.index(c[1]), c[0]))
+        await judge(params, calls, log, verilator, replies)
         # The package's and the helper files' mutants: a design folder holding the mutant.
         for index, block, label, file, original, mutated, line in design_side:
             folder = root / f"design{index}"
             shutil.copytree(checkout / "hdl", folder / "hdl")
             text = (checkout / file).read_text()
             (folder / file).write_text(text.replace(original, mutated))
-            design = design_file(checkout, root / f"server{index}", folder, extra)
+            design = design_file(checkout, root / f"server{index}", folder, extra, verilator)
             params = server(checkout, root / f"server{index}", design, workspace)
             rel = Path(registry.block(block).rtl_file).name
-            await judge(params, [(index, block, label, rel, line, Path(file).name)], log)
+            call = (index, block, label, rel, line, Path(file).name)
+            await judge(params, [call], log, verilator, replies)
     if log is not None:
         log.close()
         summarize(log_path)
@@ -231,12 +261,17 @@ def main() -> None:
     parser.add_argument("--log", type=Path, help="append each mutant's line to this file")
     parser.add_argument("--mutants", nargs="+", type=int, help="only these MUTATIONS indices")
     parser.add_argument("--summarize", type=Path, help="print the table of such a log, run none")
+    parser.add_argument(
+        "--verilator", nargs="+", default=[], help="these blocks on Verilator too (faster)"
+    )
+    parser.add_argument("--replies", type=Path, help="keep each reply as DIR/<index>.json")
     args = parser.parse_args()
     if args.summarize:
         summarize(args.summarize)
         return
     only = set(args.mutants) if args.mutants else None
-    asyncio.run(run(args.blocks, args.checkout.resolve(), args.log, only))
+    checkout = args.checkout.resolve()
+    asyncio.run(run(args.blocks, checkout, args.log, only, set(args.verilator), args.replies))
 
 
 if __name__ == "__main__":
