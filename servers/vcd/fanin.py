@@ -224,39 +224,22 @@ def _where(node: object) -> set[str]:
     return found
 
 
-def _names(node: object) -> set[str]:
-    """Every variable or net an expression or statement reads."""
+def _names(node: object, picks: bool = True) -> set[str]:
+    """Every variable or net an expression or statement reads; with `picks` False only those
+    it passes on as its value, not those read only to pick one (an element's or a part's
+    index, a ?: condition): a memory read `mem[addr]` has the value of `mem`, and `addr`
+    says which word, as an if says which branch."""
     found: set[str] = set()
     if node is None:
         return found
 
     def visit(item: object) -> VisitAction:
         kind = getattr(item, "kind", None)
-        if kind == ExpressionKind.NamedValue or kind == ExpressionKind.HierarchicalValue:
-            symbol = item.symbol  # type: ignore[attr-defined]
-            if symbol.kind not in _SKIP_KINDS:
-                found.add(symbol.hierarchicalPath)
-        return VisitAction.Advance
-
-    node.visit(visit)  # type: ignore[attr-defined]
-    return found
-
-
-def _values(node: object) -> set[str]:
-    """The nets an expression passes on as its value: every name it reads except those only
-    read to pick a value (an element's or a part's index, a ?: condition). A memory read
-    `mem[addr]` has the value of `mem`; `addr` says which word, as an if says which branch."""
-    found: set[str] = set()
-    if node is None:
-        return found
-
-    def visit(item: object) -> VisitAction:
-        kind = getattr(item, "kind", None)
-        if kind in (ExpressionKind.ElementSelect, ExpressionKind.RangeSelect):
-            found.update(_values(item.value))  # type: ignore[attr-defined]
+        if not picks and kind in (ExpressionKind.ElementSelect, ExpressionKind.RangeSelect):
+            found.update(_names(item.value, picks))  # type: ignore[attr-defined]
             return VisitAction.Skip
-        if kind == ExpressionKind.ConditionalOp:
-            found.update(_values(item.left) | _values(item.right))  # type: ignore[attr-defined]
+        if not picks and kind == ExpressionKind.ConditionalOp:
+            found.update(_names(item.left, picks) | _names(item.right, picks))  # type: ignore[attr-defined]
             return VisitAction.Skip
         if kind == ExpressionKind.NamedValue or kind == ExpressionKind.HierarchicalValue:
             symbol = item.symbol  # type: ignore[attr-defined]
@@ -297,7 +280,7 @@ def _assignments(expr: object, guards: set[str], graph: DriverGraph) -> None:
         if getattr(item, "kind", None) == ExpressionKind.Assignment:
             written, index_reads = _lvalue(item.left)  # type: ignore[attr-defined]
             reads = _names(item.right) | index_reads  # type: ignore[attr-defined]
-            values = _values(item.right)  # type: ignore[attr-defined]
+            values = _names(item.right, picks=False)  # type: ignore[attr-defined]
             # the indices and ?: conditions that pick the value (or the word written) are
             # followed after the values, as the conditions around the assignment are
             picks = (reads | guards) - values
