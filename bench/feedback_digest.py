@@ -11,7 +11,10 @@ digest must name the package's line; so is a mutant of another file the block in
 the block's judge does not list runs on a design whose judge lists that case after its own (a
 case only its own testbench runs, `SEQUENCE_CASE`, cannot be judged and is reported as such).
 Each mutant's line is printed as it is judged (`--log` appends it to a file too), so a partial
-run still gives figures; `--summarize LOG` prints the per-block table of such a log.
+run still gives figures; `--summarize LOG` prints the per-block table of such a log, with the
+median number of the changed file's lines a failing reply names and the median rank of the
+changed line among the cone's lines in its order (how far a reader goes to reach it).
+`--replies DIR` keeps each reply; `--verilator B ..` runs those blocks on Verilator too.
 `--checkout DIR` runs another checkout's code (its host and servers) with the same mutants, for
 a before/after comparison; `--mutants I ..` only those indices of MUTATIONS.
 
@@ -27,6 +30,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -80,6 +84,7 @@ BENCH_ORDER = [
     "dl_sch_processor", "equalizer", "channel_estimator", "ofdm_demodulator", "turbo_decoder",
     "pdsch_rx_backend", "lte_baseband_top",
 ]  # fmt: skip
+EXTRA = re.compile(r"\((?P<span>\d+) lines of \S+ named\)(?: rank=(?P<rank>\S+))?")
 LINE = re.compile(
     r"^\s*\d+ (?P<block>\S+) .* (?P<status>[A-Z_]+) +(?P<kind>\S+) +line +\d+ named=(?P<named>\w+)"
 )
@@ -236,8 +241,11 @@ async def run(
 
 
 def summarize(path: Path | None) -> None:
-    """Per block: mutants judged, failing replies, replies naming the changed line, share."""
+    """Per block: mutants judged, failing replies, replies naming the changed line, share,
+    and the medians of the lines a failing reply names and of the changed line's rank."""
     rows: dict[str, list[int]] = {}
+    spans: dict[str, list[int]] = {}
+    ranks: dict[str, list[int]] = {}
     for text in path.read_text().splitlines() if path else []:
         match = LINE.match(text)
         if not match:
@@ -247,11 +255,20 @@ def summarize(path: Path | None) -> None:
         if match["status"] != "PASS":
             row[1] += 1
             row[2] += match["named"] == "True"
+            extra = EXTRA.search(text)
+            if extra:
+                spans.setdefault(match["block"], []).append(int(extra["span"]))
+                if extra["rank"] and extra["rank"] != "-":
+                    ranks.setdefault(match["block"], []).append(int(extra["rank"]))
     total = [sum(r[i] for r in rows.values()) for i in range(3)]
-    print(f"{'block':18s} {'mutants':>7s} {'failing':>7s} {'named':>5s} share")
+    spans["all"] = [n for v in spans.values() for n in v]
+    ranks["all"] = [n for v in ranks.values() for n in v]
+    print(f"{'block':18s} {'mutants':>7s} {'failing':>7s} {'named':>5s} share  lines  rank")
     for block, (n, failing, hit) in [*rows.items(), ("all", total)]:
         share = f"{hit / failing:.0%}" if failing else "-"
-        print(f"{block:18s} {n:7d} {failing:7d} {hit:5d} {share}")
+        span = f"{statistics.median(spans[block]):g}" if spans.get(block) else "-"
+        rank = f"{statistics.median(ranks[block]):g}" if ranks.get(block) else "-"
+        print(f"{block:18s} {n:7d} {failing:7d} {hit:5d} {share:5s} {span:>6s} {rank:>5s}")
 
 
 def main() -> None:
