@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from silicon_agent.host.distill import prompt_digest
+
 from .modem_scenario import reference
 from .test_modem_feedback import assert_only_modem_tools, line_of, verify
 
@@ -38,6 +40,9 @@ async def test_a_wrong_butterfly_is_named_through_the_fft_memories(tmp_path) -> 
     assert not [n for n in cone if n.startswith("ofdm_demodulator.gen_ram[1]")], sorted(cone)
     lines = order(explained["cone"])
     assert changed in lines, lines
+    # the loop's compact digest of it is cut to its size; the explanation stays whole
+    entries = len(explained["cone"])
+    assert len(prompt_digest(explained)) <= 4000 and len(explained["cone"]) == entries
     assert_only_modem_tools(reply)
 
 
