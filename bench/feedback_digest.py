@@ -11,7 +11,10 @@ digest must name the package's line; so is a mutant of another file the block in
 the block's judge does not list runs on a design whose judge lists that case after its own (a
 case only its own testbench runs, `SEQUENCE_CASE`, cannot be judged and is reported as such).
 Each mutant's line is printed as it is judged (`--log` appends it to a file too), so a partial
-run still gives figures; `--summarize LOG` prints the per-block table of such a log.
+run still gives figures; `--summarize LOG` prints the per-block table of such a log, with the
+median number of the changed file's lines a failing reply names and the median rank of the
+changed line among the cone's lines in its order (how far a reader goes to reach it).
+`--replies DIR` keeps each reply; `--verilator B ..` runs those blocks on Verilator too.
 `--checkout DIR` runs another checkout's code (its host and servers) with the same mutants, for
 a before/after comparison; `--mutants I ..` only those indices of MUTATIONS.
 
@@ -27,6 +30,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import sys
 import tempfile
 from pathlib import Path
@@ -61,27 +65,42 @@ def named(explanation: dict[str, Any] | None, file: str, line: int) -> bool:
     return False
 
 
+def rank_of(explanation: dict[str, Any] | None, file: str, line: int) -> int | None:
+    """Where the changed line comes among the distinct lines the cone names, in the cone's
+    order (1 = first): how far a reader goes before reaching the cause."""
+    order: list[str] = []
+    for entry in (explanation or {}).get("cone") or []:
+        for text in entry.get("lines") or [] if isinstance(entry, dict) else []:
+            if text not in order:
+                order.append(text)
+    for position, text in enumerate(order, 1):
+        if named({"cone": [{"lines": [text]}]}, file, line):
+            return position
+    return None
+
+
 BENCH_ORDER = [
     "crc_checker", "descrambler", "qam_demodulator", "resource_demapper", "rate_dematcher",
     "dl_sch_processor", "equalizer", "channel_estimator", "ofdm_demodulator", "turbo_decoder",
     "pdsch_rx_backend", "lte_baseband_top",
 ]  # fmt: skip
+EXTRA = re.compile(r"\((?P<span>\d+) lines of \S+ named\)(?: rank=(?P<rank>\S+))?")
 LINE = re.compile(
     r"^\s*\d+ (?P<block>\S+) .* (?P<status>[A-Z_]+) +(?P<kind>\S+) +line +\d+ named=(?P<named>\w+)"
 )
 
 
-def design_file(checkout: Path, root: Path, workspace: Path, cases: dict[str, list[str]]) -> Path:
+def design_file(
+    checkout: Path, root: Path, workspace: Path, cases: dict[str, list[str]], verilator: set[str]
+) -> Path:
     """The registry with its workspace at `workspace`, each block's judge on the bench's
-    simulator, and `cases` appended to the named blocks' judge cases."""
-    sys.path.insert(0, str(checkout))
-    from silicon_agent.hdl.mutations import VERILATOR_MUTANTS
-
+    simulator (Verilator for the blocks of `verilator`), and `cases` appended to the named
+    blocks' judge cases."""
     data = yaml.safe_load((checkout / "hdl" / "blocks.yaml").read_text())
     data["workspace"] = str(workspace)
     for block in data["blocks"]:
         if block.get("judge"):
-            sim = "verilator" if block["name"] in VERILATOR_MUTANTS else "iverilog"
+            sim = "verilator" if block["name"] in verilator else "iverilog"
             block["judge"]["simulators"] = [sim]
             extra = [c for c in cases.get(block["name"], []) if c not in block["judge"]["cases"]]
             block["judge"]["cases"] += extra
@@ -113,15 +132,17 @@ def server(checkout: Path, root: Path, design: Path, workspace: Path) -> StdioSe
 
 
 async def judge(
-    params: StdioServerParameters, calls: list[tuple[int, str, str, str, int, str]], log: Any
+    params: StdioServerParameters,
+    calls: list[tuple[int, str, str, str, int, str]],
+    log: Any,
+    verilator: set[str],
+    replies: Path | None = None,
 ) -> None:
     """Each call (index, block, label, candidate, changed line, changed file's name) on one
-    server; one line per mutant."""
-    from silicon_agent.hdl.mutations import VERILATOR_MUTANTS
-
+    server; one line per mutant (each reply kept in `replies` when given)."""
     async with Client(params) as client:
         for index, block, label, candidate, line, name in calls:
-            sim = "verilator" if block in VERILATOR_MUTANTS else "iverilog"
+            sim = "verilator" if block in verilator else "iverilog"
             try:
                 reply = await client.call_tool(
                     "verify_block",
@@ -133,13 +154,18 @@ async def judge(
                 continue
             body = reply.structured_content or {}
             body = body.get("result", body) if set(body) == {"result"} else body
+            if replies is not None:
+                replies.mkdir(parents=True, exist_ok=True)
+                (replies / f"{index}.json").write_text(json.dumps(body, indent=1))
             status = body.get("status")
             kind = (body.get("failure") or {}).get("kind")
             found = status != "PASS" and named(body.get("explanation"), name, line)
             span = lines_named(body.get("explanation"), name)
+            rank = rank_of(body.get("explanation"), name, line) if found else None
             text = (
                 f"{index:3d} {block:18s} {label[:48]:48s} {status:12s} {kind or '-':10s} "
-                f"line {line:4d} named={found} ({span} lines of {name} named)"
+                f"line {line:4d} named={found} ({span} lines of {name} named) "
+                f"rank={rank or '-'} sim={sim}"
             )
             print(text, flush=True)
             if log is not None:
@@ -148,12 +174,19 @@ async def judge(
 
 
 async def run(
-    blocks: list[str], checkout: Path, log_path: Path | None, only: set[int] | None = None
+    blocks: list[str],
+    checkout: Path,
+    log_path: Path | None,
+    only: set[int] | None = None,
+    verilator: set[str] | None = None,
+    replies: Path | None = None,
 ) -> None:
     sys.path.insert(0, str(checkout))
     from silicon_agent.hdl.campaign import case_names
-    from silicon_agent.hdl.mutations import CASE_FOR, MUTATIONS
+    from silicon_agent.hdl.mutations import CASE_FOR, MUTATIONS, VERILATOR_MUTANTS
     from silicon_agent.hdl.registry import load_registry
+
+    verilator = VERILATOR_MUTANTS | (verilator or set())
 
     registry = load_registry()
     order = [b for b in BENCH_ORDER if b in blocks] + [b for b in blocks if b not in BENCH_ORDER]
@@ -187,27 +220,32 @@ async def run(
         for block in order:
             rel = registry.block(block).rtl_file
             (workspace / Path(rel).name).write_text((checkout / rel).read_text())
-        design = design_file(checkout, root / "server", checkout, extra)
+        design = design_file(checkout, root / "server", checkout, extra, verilator)
         params = server(checkout, root / "server", design, workspace)
-        await judge(params, sorted(own, key=lambda c: (order.index(c[1]), c[0])), log)
+        calls = sorted(own, key=lambda c: (order.index(c[1]), c[0]))
+        await judge(params, calls, log, verilator, replies)
         # The package's and the helper files' mutants: a design folder holding the mutant.
         for index, block, label, file, original, mutated, line in design_side:
             folder = root / f"design{index}"
             shutil.copytree(checkout / "hdl", folder / "hdl")
             text = (checkout / file).read_text()
             (folder / file).write_text(text.replace(original, mutated))
-            design = design_file(checkout, root / f"server{index}", folder, extra)
+            design = design_file(checkout, root / f"server{index}", folder, extra, verilator)
             params = server(checkout, root / f"server{index}", design, workspace)
             rel = Path(registry.block(block).rtl_file).name
-            await judge(params, [(index, block, label, rel, line, Path(file).name)], log)
+            call = (index, block, label, rel, line, Path(file).name)
+            await judge(params, [call], log, verilator, replies)
     if log is not None:
         log.close()
         summarize(log_path)
 
 
 def summarize(path: Path | None) -> None:
-    """Per block: mutants judged, failing replies, replies naming the changed line, share."""
+    """Per block: mutants judged, failing replies, replies naming the changed line, share,
+    and the medians of the lines a failing reply names and of the changed line's rank."""
     rows: dict[str, list[int]] = {}
+    spans: dict[str, list[int]] = {}
+    ranks: dict[str, list[int]] = {}
     for text in path.read_text().splitlines() if path else []:
         match = LINE.match(text)
         if not match:
@@ -217,11 +255,20 @@ def summarize(path: Path | None) -> None:
         if match["status"] != "PASS":
             row[1] += 1
             row[2] += match["named"] == "True"
+            extra = EXTRA.search(text)
+            if extra:
+                spans.setdefault(match["block"], []).append(int(extra["span"]))
+                if extra["rank"] and extra["rank"] != "-":
+                    ranks.setdefault(match["block"], []).append(int(extra["rank"]))
     total = [sum(r[i] for r in rows.values()) for i in range(3)]
-    print(f"{'block':18s} {'mutants':>7s} {'failing':>7s} {'named':>5s} share")
+    spans["all"] = [n for v in spans.values() for n in v]
+    ranks["all"] = [n for v in ranks.values() for n in v]
+    print(f"{'block':18s} {'mutants':>7s} {'failing':>7s} {'named':>5s} share  lines  rank")
     for block, (n, failing, hit) in [*rows.items(), ("all", total)]:
         share = f"{hit / failing:.0%}" if failing else "-"
-        print(f"{block:18s} {n:7d} {failing:7d} {hit:5d} {share}")
+        span = f"{statistics.median(spans[block]):g}" if spans.get(block) else "-"
+        rank = f"{statistics.median(ranks[block]):g}" if ranks.get(block) else "-"
+        print(f"{block:18s} {n:7d} {failing:7d} {hit:5d} {share:5s} {span:>6s} {rank:>5s}")
 
 
 def main() -> None:
@@ -231,12 +278,17 @@ def main() -> None:
     parser.add_argument("--log", type=Path, help="append each mutant's line to this file")
     parser.add_argument("--mutants", nargs="+", type=int, help="only these MUTATIONS indices")
     parser.add_argument("--summarize", type=Path, help="print the table of such a log, run none")
+    parser.add_argument(
+        "--verilator", nargs="+", default=[], help="these blocks on Verilator too (faster)"
+    )
+    parser.add_argument("--replies", type=Path, help="keep each reply as DIR/<index>.json")
     args = parser.parse_args()
     if args.summarize:
         summarize(args.summarize)
         return
     only = set(args.mutants) if args.mutants else None
-    asyncio.run(run(args.blocks, args.checkout.resolve(), args.log, only))
+    checkout = args.checkout.resolve()
+    asyncio.run(run(args.blocks, checkout, args.log, only, set(args.verilator), args.replies))
 
 
 if __name__ == "__main__":

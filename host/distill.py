@@ -197,7 +197,7 @@ def prompt_digest(result: dict[str, Any], limit: int = 4000) -> str:
     while len(text) > limit and len(rows) > 2:
         del rows[0]
         text = json.dumps(out, separators=(",", ":"))
-    cone = out.get("cone") or []
+    cone = out["cone"] = list(out.get("cone") or [])  # the explanation itself stays whole
     while len(text) > limit and len(cone) > 4:
         dropped = cone.pop()
         for row in rows:

@@ -4,6 +4,7 @@ port connections, level by level."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,45 +52,99 @@ class DriverGraph:
             self.lines.setdefault(target, set()).update(where)
 
     def cone(
-        self, start: str, depth: int, limit: int = 64, data_only: bool = False
+        self,
+        start: str,
+        depth: int,
+        limit: int = 64,
+        data_only: bool = False,
+        picks_first: bool = False,
     ) -> list[tuple[str, int]]:
         """(net, level) breadth-first from `start` (level 0), at most `limit` nets;
-        `data_only` follows the values assigned first, then the conditions that pick them and
-        what those conditions are computed from (a value passed through unchanged is wrong
-        because the wrong one was picked), each after every value net."""
-        seen = {start: 0}
-        self._walk(seen, [start], 1, depth, limit, self.data if data_only else self.drivers)
+        `data_only` follows the values assigned first (through a memory's read to the data
+        its writes wrote), then the conditions and indices that pick them and what those are
+        computed from (a value passed through unchanged is wrong because the wrong one was
+        picked), each after every value net. `picks_first` (when
+        the right value was there but not the one given out) turns that round: what picks
+        the start's value and its direct values' (an index, a ?: or if condition) and what
+        that is computed from come first, then the values."""
+        if data_only and picks_first:
+            return self._picks_first(start, depth, limit)
+        seen = _Cone(limit)
+        seen.admit(start, 0)
+        self._walk(seen, [start], 1, depth, self.data if data_only else self.drivers)
         if data_only:
-            # the conditions that pick each value (a level below it), then what they are
-            # computed from, deeper than every value net (a digest cut short drops it first)
+            # the conditions and indices that pick each value, after every value net (those
+            # of the values nearest the start first), then what they are computed from (a
+            # digest cut short drops them first)
             guards: list[str] = []
+            base = max(seen.values()) + 1
             for net, level in sorted(seen.items(), key=lambda item: (item[1], item[0])):
-                for guard in sorted(self.drivers.get(net, set()) - self.data.get(net, set())):
-                    if guard not in seen and len(seen) < limit:
-                        seen[guard] = level + 1
+                for guard in sorted(self.picks(net)):
+                    if seen.admit(guard, base + level):
                         guards.append(guard)
             base = max(seen.values()) + 1
-            self._walk(seen, guards, base, base + depth - 2, limit, self.drivers)
+            self._walk(seen, guards, base, base + depth - 2, self.drivers)
+        return sorted(seen.items(), key=lambda item: (item[1], item[0]))
+
+    def picks(self, net: str) -> set[str]:
+        """What picks `net`'s value (indices, ?: and if/case conditions), not the values."""
+        return self.drivers.get(net, set()) - self.data.get(net, set())
+
+    def _picks_first(self, start: str, depth: int, limit: int) -> list[tuple[str, int]]:
+        seen = _Cone(limit)
+        seen.admit(start, 0)
+        near = [start, *sorted(self.data.get(start, ()))]
+        first = sorted({p for net in near for p in self.picks(net)} - set(near))
+        self._walk(seen, [p for p in first if seen.admit(p, 1)], 2, depth, self.drivers)
+        base = max(seen.values()) + 1
+        values = _Cone(limit)
+        values.admit(start, 0)
+        self._walk(values, [start], 1, depth, self.data)
+        for net, level in sorted(values.items(), key=lambda item: (item[1], item[0])):
+            seen.admit(net, base + level)
         return sorted(seen.items(), key=lambda item: (item[1], item[0]))
 
     @staticmethod
     def _walk(
-        seen: dict[str, int],
-        frontier: list[str],
-        first: int,
-        last: int,
-        limit: int,
-        edges: dict[str, set[str]],
+        seen: _Cone, frontier: list[str], first: int, last: int, edges: dict[str, set[str]]
     ) -> None:
         """Breadth-first over `edges` from `frontier`, levels `first`..`last`, into `seen`."""
         for level in range(first, last + 1):
             nxt: list[str] = []
             for net in frontier:
                 for source in sorted(edges.get(net, ())):
-                    if source not in seen and len(seen) < limit:
-                        seen[source] = level
+                    if seen.admit(source, level):
                         nxt.append(source)
             frontier = nxt
+
+
+_COPY = re.compile(r"\[\d+\]\.")
+
+
+class _Cone(dict[str, int]):
+    """The nets of a cone by level, at most `limit`. Of the copies a generate loop makes
+    (`g[0].x`, `g[1].x`: the same source lines) the first stands for all: the others are
+    walked through, not listed, so 32 copies of a datapath do not fill the cone."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.shapes: set[str] = set()
+        self.passed: set[str] = set()
+
+    def admit(self, net: str, level: int) -> bool:
+        """Whether the walk goes on through `net`: listed now, or a copy of a listed net."""
+        if net in self or net in self.passed:
+            return False
+        shape = _COPY.sub("[*].", net)
+        if shape != net and shape in self.shapes:
+            self.passed.add(net)
+            return True
+        if len(self) >= self.limit:
+            return False
+        self[net] = level
+        self.shapes.add(shape)
+        return True
 
 
 # The source manager of the compilation being walked (one per worker process, one walk at a
@@ -169,14 +224,23 @@ def _where(node: object) -> set[str]:
     return found
 
 
-def _names(node: object) -> set[str]:
-    """Every variable or net an expression or statement reads."""
+def _names(node: object, picks: bool = True) -> set[str]:
+    """Every variable or net an expression or statement reads; with `picks` False only those
+    it passes on as its value, not those read only to pick one (an element's or a part's
+    index, a ?: condition): a memory read `mem[addr]` has the value of `mem`, and `addr`
+    says which word, as an if says which branch."""
     found: set[str] = set()
     if node is None:
         return found
 
     def visit(item: object) -> VisitAction:
         kind = getattr(item, "kind", None)
+        if not picks and kind in (ExpressionKind.ElementSelect, ExpressionKind.RangeSelect):
+            found.update(_names(item.value, picks))  # type: ignore[attr-defined]
+            return VisitAction.Skip
+        if not picks and kind == ExpressionKind.ConditionalOp:
+            found.update(_names(item.left, picks) | _names(item.right, picks))  # type: ignore[attr-defined]
+            return VisitAction.Skip
         if kind == ExpressionKind.NamedValue or kind == ExpressionKind.HierarchicalValue:
             symbol = item.symbol  # type: ignore[attr-defined]
             if symbol.kind not in _SKIP_KINDS:
@@ -215,10 +279,14 @@ def _assignments(expr: object, guards: set[str], graph: DriverGraph) -> None:
     def visit(item: object) -> VisitAction:
         if getattr(item, "kind", None) == ExpressionKind.Assignment:
             written, index_reads = _lvalue(item.left)  # type: ignore[attr-defined]
-            values = _names(item.right) | index_reads  # type: ignore[attr-defined]
+            reads = _names(item.right) | index_reads  # type: ignore[attr-defined]
+            values = _names(item.right, picks=False)  # type: ignore[attr-defined]
+            # the indices and ?: conditions that pick the value (or the word written) are
+            # followed after the values, as the conditions around the assignment are
+            picks = (reads | guards) - values
             where = _where(item) | set(_GUARD_LINES)
             for target in written:
-                graph.add(target, values | guards, where, guards - values)
+                graph.add(target, reads | guards, where, picks)
             return VisitAction.Skip
         return VisitAction.Advance
 

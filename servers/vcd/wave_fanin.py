@@ -21,8 +21,11 @@ from .models import (
     HandshakeStats,
     InputBeat,
 )
-from .reader import SignalInfo, normalise
+from .reader import SignalInfo, WaveFile, normalise
+from .values import to_int
 from .wave_base import GRAPH_TIMEOUT_S, MAX_ROWS, MAX_SIGNALS, WaveSession
+
+LOOKBACK_CYCLES = 64  # how far back a right value left on the failing output is looked for
 
 
 class ExplainTools(WaveSession):
@@ -126,6 +129,19 @@ class ExplainTools(WaveSession):
                 )
             if expected is not None:
                 notes.append(f"the testbench expected {expected}")
+            # The right value on the failing output at an earlier edge, not taken there: the
+            # value path made it; what picks it, and when, is the cause to read first.
+            shown_at = (
+                _expected_shown(wave, info, expected, edges, t_seen, LOOKBACK_CYCLES)
+                if follow == "data" and edges is not None
+                else None
+            )
+            if shown_at is not None:
+                notes.append(
+                    f"the expected value was on {info.name} at clock edge {shown_at} and was "
+                    "not taken there: the values were right, so what picks them (and when) "
+                    "leads the cone"
+                )
             # fan-in cone from the RTL
             cone: list[ConeSignal] = [ConeSignal(rtl=normalise(info.name), level=0, dump=info.name)]
             graph: DriverGraph | None = None
@@ -145,7 +161,11 @@ class ExplainTools(WaveSession):
                     start_net, prefix = mapped
                     cone = []
                     nets = graph.cone(
-                        start_net, depth, limit=4 * width_cap, data_only=follow == "data"
+                        start_net,
+                        depth,
+                        limit=4 * width_cap,
+                        data_only=follow == "data",
+                        picks_first=shown_at is not None,
                     )
                     for net, level in nets:
                         found = dumped(wave, net, prefix)
@@ -235,6 +255,55 @@ class ExplainTools(WaveSession):
             )
 
         return await self._run(ExplainResult, work, file)
+
+
+def _expected_shown(
+    wave: WaveFile,
+    info: SignalInfo,
+    expected: str | None,
+    edges: np.ndarray,
+    t_seen: int,
+    lookback: int,
+) -> int | None:
+    """The last clock edge in the `lookback` edges before `t_seen` where `info` held the
+    expected value and its stream did not take it (tvalid or tready low; any edge when the
+    signal belongs to no stream), or None."""
+    try:
+        want = int(str(expected).split("'h")[-1].replace("_", ""), 16)
+    except ValueError:
+        return None
+    mask = (1 << info.width) - 1 if info.width > 0 else -1
+    stop = int(np.searchsorted(edges, t_seen, side="right"))  # edges sampling before t_seen
+    first = max(0, stop - lookback)
+    if stop <= first:
+        return None
+    at = edges[first:stop] - 1  # what each edge sampled
+    leaf = info.name.rsplit(".", 1)[-1]
+    scope = wave.scope_of(info)
+    names = [n for n in wave.infos if wave.scope_of(wave.infos[n]) == scope]
+    port = next(
+        (
+            p
+            for p in handshake.find_ports(names)
+            if leaf.startswith(p.prefix.rsplit(".", 1)[-1] + "_t") and p.ready
+        ),
+        None,
+    )
+    values = wave.trace(info).sample(at)
+    taken: list[bool] = [False] * len(at)
+    if port is not None and port.ready is not None:
+        valid = wave.trace(wave.infos[port.valid]).sample(at)
+        ready = wave.trace(wave.infos[port.ready]).sample(at)
+        taken = [_high(v) and _high(r) for v, r in zip(valid, ready, strict=True)]
+    for offset in range(len(at) - 1, -1, -1):
+        value = to_int(values[offset])
+        if value is not None and value & mask == want & mask and not taken[offset]:
+            return first + offset
+    return None
+
+
+def _high(raw: object) -> bool:
+    return (to_int(raw) or 0) & 1 == 1  # type: ignore[arg-type]
 
 
 def _line_order(line: str) -> tuple[str, int]:
