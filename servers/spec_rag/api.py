@@ -26,7 +26,13 @@ from .deepest import deepest_first, pointed_to
 from .document import ParsedDoc
 from .docx_reader import UnreadableDocx, read_docx_handle
 from .docx_tables import CELL_SEPARATOR
-from .embedders import Embedder, EmbedderUnavailable, QueryVectors, make_embedder
+from .embedders import (
+    Embedder,
+    EmbedderUnavailable,
+    QueryVectors,
+    first_of_each,
+    make_embedder,
+)
 from .ids import clause_id, clause_sort_key, display_spec, spec_key
 from .lexical_index import LexicalIndex
 from .lexical_tokens import query_tokens
@@ -338,6 +344,21 @@ class SpecLibrary:
         texts = [f"{c.path}\n{c.text}" for c in content.chunks]
         if not texts:
             return np.zeros((0, 1), np.float32), None
+        # chunks the model reads as the same passage (a table repeated in its clause) are
+        # embedded once and share the vector
+        slots_of = getattr(self.embedder, "passage_slots", None)
+        try:
+            slots = slots_of(texts) if slots_of is not None else list(range(len(texts)))
+        except EmbedderUnavailable as exc:
+            return None, f"embedder unavailable ({exc}): stored for BM25 search only"
+        shared = first_of_each(slots)
+        vectors, note = self._embed_texts([texts[i] for i in shared], report)
+        return (vectors[slots] if vectors is not None else None), note
+
+    def _embed_texts(
+        self, texts: list[str], report: Callable[[float, str], None]
+    ) -> tuple[np.ndarray | None, str | None]:
+        assert self.embedder is not None
         # shortest first over the whole spec, so a step's texts are alike in length and the
         # model pads little; steps of 512 measured no faster than 64 (bench/), and 64 keeps
         # progress and cancel

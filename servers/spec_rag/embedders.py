@@ -205,7 +205,7 @@ class OnnxMiniLM:
 
                 tokenizer = Tokenizer.from_file(str(self._vocabulary))
                 tokenizer.enable_truncation(max_tokens)
-                tokenizer.enable_padding()
+                tokenizer.no_padding()  # the file pads to 128; a batch pads to its longest
                 self._tokenizers[max_tokens] = tokenizer
             return self._session, tokenizer
 
@@ -216,6 +216,13 @@ class OnnxMiniLM:
         """Stored chunks: each read from its first `passage_tokens` word pieces."""
         return self._embed(texts, self.passage_tokens)
 
+    def passage_slots(self, texts: list[str]) -> list[int]:
+        """For each stored chunk, the number of its distinct passage: chunks that read as the
+        same first `passage_tokens` word pieces get one vector (embedded once)."""
+        _, tokenizer = self._load(self.passage_tokens)
+        first: dict[tuple[int, ...], int] = {}
+        return [first.setdefault(tuple(e.ids), len(first)) for e in tokenizer.encode_batch(texts)]
+
     def start_query(self, text: str) -> Future[np.ndarray]:
         """One query's vector, computed on the query thread while the caller works on."""
         return self._query.submit(lambda: self._embed([text], self._max_tokens)[0])
@@ -225,30 +232,51 @@ class OnnxMiniLM:
         # the graph's per-token states are its one 3-d output
         states = next(o.name for o in session.get_outputs() if len(o.shape) == 3)
         wanted = {i.name for i in session.get_inputs()}
-        out = np.zeros((len(texts), 384), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        # tokenised once, all together (the fast tokenizer's batch); texts that read as the
+        # same word pieces (a table repeated in its clause, a shared opening cut at
+        # `max_tokens`) are run once: 41 of 36.212's 728 chunks
+        encoded = tokenizer.encode_batch(texts)
+        first: dict[tuple[int, ...], int] = {}
+        slot = [first.setdefault(tuple(e.ids), len(first)) for e in encoded]
+        distinct = [encoded[i] for i in first_of_each(slot)]
+        pooled_rows = np.zeros((len(distinct), 384), dtype=np.float32)
+        # shortest first by word pieces, so a batch pads little
+        order = sorted(range(len(distinct)), key=lambda i: len(distinct[i].ids))
 
         def batch(picked: list[int]) -> None:
-            encoded = tokenizer.encode_batch([texts[i] for i in picked])
-            ids = np.array([e.ids for e in encoded], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            width = max(len(distinct[i].ids) for i in picked)
+            ids = np.zeros((len(picked), width), dtype=np.int64)
+            mask = np.zeros((len(picked), width), dtype=np.int64)
+            for row, i in enumerate(picked):
+                n = len(distinct[i].ids)
+                ids[row, :n] = distinct[i].ids
+                mask[row, :n] = 1
             feed = {"input_ids": ids, "attention_mask": mask}
             if "token_type_ids" in wanted:  # one segment: all zeros
                 feed["token_type_ids"] = np.zeros_like(ids)
             tokens = session.run([states], feed)[0]
             weights = mask[..., None].astype(np.float32)
             pooled = (tokens * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-            out[picked] = pooled
+            pooled_rows[picked] = pooled
 
         # small batches spread over the cores: each core runs one batch at a time
-        size = max(1, min(BATCH, -(-len(texts) // self._cores)))
+        size = max(1, min(BATCH, -(-len(distinct) // self._cores)))
         batches = [order[start : start + size] for start in range(0, len(order), size)]
         if len(batches) == 1:
             batch(batches[0])
         else:
             for done in [self._bulk.submit(batch, picked) for picked in batches]:
                 done.result()
-        return _unit(out)
+        return _unit(pooled_rows[slot])
+
+
+def first_of_each(slots: list[int]) -> list[int]:
+    """The index of the first item of each slot number (numbered 0, 1, ... as first met)."""
+    found: list[int] = []
+    for index, slot in enumerate(slots):
+        if slot == len(found):
+            found.append(index)
+    return found
 
 
 class HttpEmbedder:

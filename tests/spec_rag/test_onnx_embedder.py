@@ -80,3 +80,29 @@ def test_onnx_embedder_gives_its_batch_memory_back() -> None:
     release_memory()
     # with ORT's arena and memory patterns the process kept ~300 MB here
     assert rss_mb() - before < 100
+
+
+def test_passages_read_as_the_same_word_pieces_are_embedded_once() -> None:
+    embedder = make_embedder("onnx-int8")
+    assert isinstance(embedder, OnnxMiniLM)
+    try:
+        session, _ = embedder._load(embedder.passage_tokens)
+    except EmbedderUnavailable as exc:
+        pytest.skip(str(exc))
+    fed: list[int] = []
+
+    class Counting:  # the real session, counting the rows the model runs
+        def __getattr__(self, name: str):  # type: ignore[no-untyped-def]
+            return getattr(session, name)
+
+        def run(self, outputs, feed):  # type: ignore[no-untyped-def]
+            fed.append(len(feed["input_ids"]))
+            return session.run(outputs, feed)
+
+    embedder._session = Counting()  # type: ignore[assignment]
+    opening = "5.1.3.2.3 Trellis termination for turbo encoder " * 20  # past 64 word pieces
+    texts = [opening + "first tail", "CRC attachment", opening + "second tail"]
+    vectors = embedder.embed_passages(texts)
+    assert sum(fed) == 2  # the two chunks that read the same opening run once
+    assert np.allclose(vectors[0], vectors[2]) and not np.allclose(vectors[0], vectors[1])
+    assert embedder.passage_slots(texts) == [0, 1, 0]
