@@ -72,7 +72,7 @@ module tb_ofdm_demodulator;
   assign s_tvalid = rst_n && gate_r && (in_pass <= LAST_PASS);
   // Pass 0 and 1 read subframe 0, pass 2 the last subframe of the files.
   assign s_tdata = stim[(in_pass == LAST_PASS ? n_sf - 1 : 0) * N_IN + in_idx];
-  assign exp_user = 4'(out_idx / N_SC);
+  assign exp_user = 4'($unsigned(out_idx / N_SC));
 
   initial begin
     if (N_IN != 15360) $fatal(1, "tb: subframe length %0d", N_IN);
