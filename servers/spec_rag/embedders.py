@@ -18,10 +18,10 @@ import sys
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import httpx
 import numpy as np
@@ -220,8 +220,7 @@ class OnnxMiniLM:
         """For each stored chunk, the number of its distinct passage: chunks that read as the
         same first `passage_tokens` word pieces get one vector (embedded once)."""
         _, tokenizer = self._load(self.passage_tokens)
-        first: dict[tuple[int, ...], int] = {}
-        return [first.setdefault(tuple(e.ids), len(first)) for e in tokenizer.encode_batch(texts)]
+        return same_pieces(tokenizer.encode_batch(texts))
 
     def start_query(self, text: str) -> Future[np.ndarray]:
         """One query's vector, computed on the query thread while the caller works on."""
@@ -236,8 +235,7 @@ class OnnxMiniLM:
         # same word pieces (a table repeated in its clause, a shared opening cut at
         # `max_tokens`) are run once: 41 of 36.212's 728 chunks
         encoded = tokenizer.encode_batch(texts)
-        first: dict[tuple[int, ...], int] = {}
-        slot = [first.setdefault(tuple(e.ids), len(first)) for e in encoded]
+        slot = same_pieces(encoded)
         distinct = [encoded[i] for i in first_of_each(slot)]
         pooled_rows = np.zeros((len(distinct), 384), dtype=np.float32)
         # shortest first by word pieces, so a batch pads little
@@ -268,6 +266,13 @@ class OnnxMiniLM:
             for done in [self._bulk.submit(batch, picked) for picked in batches]:
                 done.result()
         return _unit(pooled_rows[slot])
+
+
+def same_pieces(encoded: Sequence[Any]) -> list[int]:
+    """For each encoding, the number of its distinct word-piece sequence (0, 1, ... as first
+    met): encodings that read the same share a number."""
+    first: dict[tuple[int, ...], int] = {}
+    return [first.setdefault(tuple(e.ids), len(first)) for e in encoded]
 
 
 def first_of_each(slots: list[int]) -> list[int]:
