@@ -105,9 +105,8 @@ def _build(cxx: str, source: Path, target: Path) -> None:
         tmp.with_suffix(".sha256").unlink(missing_ok=True)
 
 
-def cached_path(source: Path) -> Path:
-    """The cache file the kernel of ``source`` compiles to on this machine and compiler."""
-    cxx = compiler()
+def cached_path(source: Path, cxx: str) -> Path:
+    """The cache file the kernel of ``source`` compiles to on this machine with ``cxx``."""
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout
     h = hashlib.sha256()
     for part in (source.read_bytes(), " ".join(FLAGS).encode(), cxx.encode(), version.encode()):
@@ -127,9 +126,10 @@ def _intact(path: Path) -> bool:
 
 def load(source: Path) -> ctypes.CDLL:
     """The compiled kernel of ``source``: from the cache when intact, else compiled now."""
-    target = cached_path(source)
+    cxx = compiler()
+    target = cached_path(source, cxx)
     if not _intact(target):
-        _build(compiler(), source, target)
+        _build(cxx, source, target)
     try:
         return ctypes.CDLL(str(target))
     except OSError as exc:
